@@ -1,0 +1,14 @@
+"""papergym: Gymnasium / PettingZoo environments for the settings of ten 2026 papers on RL for LLM agents.
+
+``import papergym`` registers every id with Gymnasium::
+
+    import gymnasium as gym
+    import papergym
+
+    env = gym.make("papergym/Reasoning-v0", domain="math")
+"""
+
+from papergym.envs import CATALOGUE, ENV_IDS
+
+__version__ = "0.1.0"
+__all__ = ["CATALOGUE", "ENV_IDS", "__version__"]

@@ -1,0 +1,1 @@
+"""Every model in the loop, behind one-method Protocols (`papergym.backends.protocols`)."""

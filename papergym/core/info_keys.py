@@ -1,0 +1,56 @@
+"""The name of every ``info`` key papergym emits, in one place.
+
+Envs, wrappers, credit hooks and trainers import these names instead of spelling strings, so a
+key is renamed once. `LABEL_KEYS` carry gold labels: they are for evaluation only, and no
+GroupReward, AdvantageHook or trainer may read them (tests permute them to check).
+"""
+
+from __future__ import annotations
+
+# Fixed keys of the env contract (DESIGN.md, "Info keys").
+TASK_ID = "task_id"
+"""str: the task's id; ``reset(options={"task_id": ...})`` replays it."""
+SPLIT = "split"
+"""str: "train" or "test" (an env with a single fixed set may use only one)."""
+DIFFICULTY = "difficulty"
+"""int: the task's difficulty level, 1 = easiest."""
+REWARD_COMPONENTS = "reward_components"
+"""dict[str, float]: additive terms whose sum is the step reward."""
+CHECKS = "checks"
+"""dict[str, bool]: per-check results (not summed)."""
+UNEVALUATED = "unevaluated"
+"""list[str]: checks that were not run; never counted as passed."""
+SUCCESS = "success"
+"""bool: whether the task was solved; present on the step that ends the episode."""
+INVALID_ACTION = "invalid_action"
+"""bool: the action could not be parsed or was illegal; the env answered with feedback."""
+PARSED_ACTION = "parsed_action"
+"""the env's reading of the action (e.g. the extracted answer), or None."""
+TOOL_CALLS = "tool_calls"
+"""list[dict]: the tool calls parsed from the action, ``{"name", "arguments"}``."""
+TOOL_RESULTS = "tool_results"
+"""list[str]: what each tool call returned (errors included, as text)."""
+COST = "cost"
+"""dict[str, int]: deterministic counts only (model calls, tokens, cache hits)."""
+ERROR = "error"
+"""dict: ``{"type", "message", "retryable"}`` when a backend fault truncated the episode."""
+CONTEXT_RESET = "context_reset"
+"""bool: the agent's visible context was reset (memory envs)."""
+
+# Env-specific keys.
+DOMAIN = "domain"
+"""str: the problem domain (reasoning envs)."""
+ANSWER = "answer"
+"""str | None: the answer extracted from the completion, normalised for comparison."""
+HIDDEN_LABEL = "hidden_label"
+"""str: the gold answer of a label-free env (TestTime); evaluation only."""
+SEGMENTS = "segments"
+PROVENANCE = "provenance"
+N_WM = "n_wm"
+REAL_STEPS = "real_steps"
+TRUE_SUCCESS = "true_success"
+"""bool: success measured against the real environment where the reward came from a model."""
+CELL = "cell"
+
+LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS})
+"""Keys that carry a gold label: evaluation only."""

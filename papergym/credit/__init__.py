@@ -1,0 +1,10 @@
+"""Group-level rewards and per-action advantage hooks.
+
+These are not Wrappers: they need the whole group (or batch) of trajectories. Trainers call a
+`GroupReward` after a group finishes and an `AdvantageHook` when spreading advantages over tokens.
+"""
+
+from papergym.credit.majority_vote import MajorityVoteReward, majority_vote
+from papergym.credit.protocols import AdvantageHook, GroupReward
+
+__all__ = ["AdvantageHook", "GroupReward", "MajorityVoteReward", "majority_vote"]

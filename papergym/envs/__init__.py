@@ -1,0 +1,86 @@
+"""Every papergym id, registered with Gymnasium (string entry points: nothing heavy is imported).
+
+`CATALOGUE` describes each id for the CLI, the README table and the contract tests; each entry's
+``variants`` names the module attribute listing the kwargs the contract tests run it with.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One registered id.
+
+    Attributes:
+        id: the Gymnasium id.
+        entry_point: ``"module:Class"``.
+        paper: the paper whose setting it packages.
+        summary: what it simulates, in one line.
+        backends: its embedded default backends, in words.
+        max_episode_steps: the step budget (Gymnasium's ``TimeLimit``).
+        variants: ``"module:ATTRIBUTE"`` of the ``CONTRACT_VARIANTS`` list.
+    """
+
+    id: str
+    entry_point: str
+    paper: str
+    summary: str
+    backends: str
+    max_episode_steps: int
+    variants: str
+
+    def contract_variants(self) -> list[dict[str, Any]]:
+        module, attribute = self.variants.split(":")
+        return list(getattr(importlib.import_module(module), attribute))
+
+
+_REASONING = "papergym.envs.reasoning"
+CATALOGUE: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        "papergym/Reasoning-v0",
+        f"{_REASONING}.reasoning_env:ReasoningEnv",
+        "Merge vs Mix-RL vs MOPD (M2RL, arXiv 2602.12566)",
+        "single-turn verifiable problems: math, code output, science, instruction, tool choice",
+        "procedural generators and exact verifiers",
+        2,  # single-turn: it terminates at step 1; a budget of 2 keeps TimeLimit from also truncating
+        f"{_REASONING}.reasoning_env:CONTRACT_VARIANTS",
+    ),
+    EnvEntry(
+        "papergym/MultiDomain-v0",
+        f"{_REASONING}.multi_domain:MultiDomainEnv",
+        "Merge vs Mix-RL vs MOPD (M2RL, arXiv 2602.12566)",
+        "a balanced mixture of the reasoning domains, info['domain'] per episode",
+        "procedural generators and exact verifiers",
+        2,
+        f"{_REASONING}.multi_domain:CONTRACT_VARIANTS",
+    ),
+    EnvEntry(
+        "papergym/TestTime-v0",
+        f"{_REASONING}.test_time:TestTimeEnv",
+        "TTPO: test-time RL without labels (TTRL majority vote)",
+        "a fixed problem set rewarded on format only; labels hidden from the reward",
+        "procedural generators; the label only in info['hidden_label']",
+        2,
+        f"{_REASONING}.test_time:CONTRACT_VARIANTS",
+    ),
+)
+
+for _entry in CATALOGUE:
+    if _entry.id not in gym.registry:
+        gym.register(id=_entry.id, entry_point=_entry.entry_point, max_episode_steps=_entry.max_episode_steps)
+
+ENV_IDS: tuple[str, ...] = tuple(e.id for e in CATALOGUE)
+
+
+def entry(env_id: str) -> EnvEntry:
+    """The catalogue entry of ``env_id``."""
+    for e in CATALOGUE:
+        if e.id == env_id:
+            return e
+    raise ValueError(f"unknown papergym id {env_id!r}; registered: {', '.join(ENV_IDS)}")

@@ -1,0 +1,65 @@
+"""Shared fixtures: a small multi-turn TextEnv used to test the base class without a real env."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from papergym.core import info_keys as K
+from papergym.core.tasks import Task, TaskGenerator
+from papergym.core.text_env import TextEnv, Turn
+
+
+def _target(rng: random.Random, difficulty: int) -> int:
+    return rng.randint(2 * difficulty, 5 * difficulty)
+
+
+class CounterEnv(TextEnv):
+    """Reach a target number by sending "+1" / "+2" actions; "done" submits."""
+
+    canned_actions = ("+1", "+2", "done")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._tasks = TaskGenerator("counter", _target, levels=3)
+        self.value = 0
+        self.submitted = False
+
+    def _new_task(self, options: Mapping[str, Any]) -> Task:
+        if "task_id" in options:
+            return self._tasks.from_id(options["task_id"])
+        return self._tasks.sample(self.np_random, options.get("split", "train"), options.get("difficulty"))
+
+    def _start(self, task: Task) -> Turn:
+        self.value, self.submitted = 0, False
+        return Turn(f"Reach {task.payload}. Send +1 or +2, then done.")
+
+    def _act(self, action: str) -> Turn:
+        action = action.strip()
+        if action in ("+1", "+2"):
+            self.value += int(action[1])
+            return Turn(f"value={self.value}", {"progress": 0.0})
+        if action == "done":
+            self.submitted = True
+            return Turn("submitted", {"outcome": float(self.success_check())}, terminated=True)
+        return self._invalid("Send +1, +2 or done.", **{K.PARSED_ACTION: None})
+
+    def success_check(self) -> bool:
+        return self.submitted and self.value == self.task.payload
+
+    def oracle_action(self) -> str:
+        return "+1" if self.value < self.task.payload else "done"
+
+    def _state(self) -> Any:
+        return (self.value, self.submitted)
+
+    def _load_state(self, state: Any) -> None:
+        self.value, self.submitted = state
+
+
+@pytest.fixture
+def counter_env() -> CounterEnv:
+    return CounterEnv()
