@@ -26,7 +26,7 @@ P = TypeVar("P")
 _TASK_ID = re.compile(r"^(?P<family>[A-Za-z0-9_.-]+)/(?P<split>[a-z]+)/L(?P<difficulty>\d+)/(?P<index>\d+)$")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass costs ~2 µs to build, on the reset path
 class Task(Generic[P]):
     """One task.
 
@@ -107,9 +107,13 @@ class TaskGenerator(Generic[P]):
         """Raise ``ValueError`` naming the fix when the coordinates are out of range."""
         if split not in self.split_sizes:
             raise ValueError(f"unknown split {split!r} for {self.family!r}; choose one of {self.splits}")
-        if not (isinstance(difficulty, int | np.integer) and 1 <= difficulty <= self.levels):
+        if (
+            type(difficulty) is not int and not isinstance(difficulty, np.integer)
+        ) or not 1 <= difficulty <= self.levels:
             raise ValueError(f"difficulty must be an int in 1..{self.levels}, got {difficulty!r}")
-        if not (isinstance(index, int | np.integer) and 0 <= index < self.split_sizes[split]):
+        if (
+            type(index) is not int and not isinstance(index, np.integer)
+        ) or not 0 <= index < self.split_sizes[split]:
             raise ValueError(f"task index must be in 0..{self.split_sizes[split] - 1} for split {split!r}")
 
     def task(self, split: str, index: int, difficulty: int) -> Task[P]:
@@ -132,9 +136,11 @@ class TaskGenerator(Generic[P]):
         """A task drawn with ``np_random`` (uniform index; uniform level when ``difficulty`` is None)."""
         if split not in self.split_sizes:
             raise ValueError(f"unknown split {split!r} for {self.family!r}; choose one of {self.splits}")
-        if difficulty is None:
-            difficulty = int(np_random.integers(1, self.levels + 1))
-        return self.task(split, int(np_random.integers(self.split_sizes[split])), difficulty)
+        size = self.split_sizes[split]
+        if difficulty is None:  # one draw for both coordinates: reset is on the hot path
+            difficulty, index = divmod(int(np_random.integers(self.levels * size)), size)
+            return self.task(split, index, difficulty + 1)
+        return self.task(split, int(np_random.integers(size)), difficulty)
 
 
 @lru_cache(maxsize=4096)

@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 ObsMode = Literal["text", "chat"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass costs ~2 µs to build, on the reset path
 class Turn:
     """What one transition produces.
 

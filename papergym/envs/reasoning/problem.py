@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass costs ~2 µs to build, on the reset path
+
 class Problem:
     """One verifiable problem.
 

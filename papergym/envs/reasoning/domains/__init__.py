@@ -9,7 +9,7 @@ from functools import cache
 from papergym.envs.reasoning.problem import Domain
 
 DOMAIN_MODULES: dict[str, str] = {
-    "math": "papergym.envs.reasoning.domains.arithmetic",
+    "math": "papergym.envs.reasoning.domains.math",
     "code": "papergym.envs.reasoning.domains.code",
     "science": "papergym.envs.reasoning.domains.science",
     "instruction": "papergym.envs.reasoning.domains.instruction",

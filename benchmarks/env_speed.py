@@ -1,0 +1,148 @@
+"""Env speed: reset and step latency (p50 / p95) and steps/s for every registered id, oracle policy.
+
+Usage::
+
+    python benchmarks/env_speed.py [--repeats 2000] [--write benchmarks/README.md]
+                                   [--anchor-python /path/to/venv/bin/python]
+
+Each id is timed twice in the same run: the raw env (``env.unwrapped``) and the env as
+``gymnasium.make`` returns it (with ``TimeLimit``, ``OrderEnforcing`` and the passive checker).
+``--anchor-python`` names an interpreter with ``reasoning_gym`` installed; its ``basic_arithmetic``
+generate + score is then timed in the same run, so the table can state a ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gymnasium as gym
+
+import papergym
+
+BEGIN, END = "<!-- env_speed:begin -->", "<!-- env_speed:end -->"
+ANCHOR_SNIPPET = """
+import json, time, statistics, reasoning_gym
+ds = reasoning_gym.create_dataset("basic_arithmetic", size=100000, seed=1)
+samples = []
+for i in range({n}):
+    t = time.perf_counter_ns()
+    entry = ds[i]
+    ds.score_answer(entry["answer"], entry)
+    samples.append(time.perf_counter_ns() - t)
+print(json.dumps(statistics.median(samples[len(samples) // 10:]) / 1000))
+"""
+
+
+def _pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def time_env(env: gym.Env, repeats: int) -> dict[str, float]:
+    """Latencies in µs over ``repeats`` oracle episodes (after a 10% warm-up)."""
+    unwrapped = env.unwrapped
+    resets, steps, episodes = [], [], []
+    total_steps, start = 0, time.perf_counter()
+    warmup = max(1, repeats // 10)
+    for i in range(repeats + warmup):
+        t0 = time.perf_counter_ns()
+        env.reset(seed=i)
+        t1 = time.perf_counter_ns()
+        episode_steps, done = 0.0, False
+        while not done:
+            action = unwrapped.oracle_action()
+            t2 = time.perf_counter_ns()
+            _, _, terminated, truncated, _ = env.step(action)
+            t3 = time.perf_counter_ns()
+            episode_steps += t3 - t2
+            done = terminated or truncated
+            if i >= warmup:
+                steps.append((t3 - t2) / 1000)
+                total_steps += 1
+        if i == warmup - 1:
+            start = time.perf_counter()
+        if i >= warmup:
+            resets.append((t1 - t0) / 1000)
+            episodes.append((t1 - t0 + episode_steps) / 1000)
+    elapsed = time.perf_counter() - start
+    return {
+        "reset_p50": _pct(resets, 0.5),
+        "reset_p95": _pct(resets, 0.95),
+        "step_p50": _pct(steps, 0.5),
+        "step_p95": _pct(steps, 0.95),
+        "episode_p50": statistics.median(episodes),
+        "steps_per_s": total_steps / elapsed,
+    }
+
+
+def anchor_us(python: str, n: int) -> float:
+    out = subprocess.run(
+        [python, "-c", ANCHOR_SNIPPET.format(n=n)], capture_output=True, text=True, check=True
+    ).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def table(repeats: int, anchor_python: str | None) -> str:
+    lines = [
+        "| id | env | reset p50 / p95 (µs) | step p50 / p95 (µs) | reset+step p50 (µs) | steps/s |",
+        "|---|---|---|---|---|---|",
+    ]
+    math_episode = None
+    for entry in papergym.CATALOGUE:
+        made = gym.make(entry.id)
+        for label, env in (("raw", made.unwrapped), ("gym.make", made)):
+            r = time_env(env, repeats)
+            if entry.id == "papergym/Reasoning-v0" and label == "raw":
+                math_episode = r["episode_p50"]
+            lines.append(
+                f"| {entry.id} | {label} | {r['reset_p50']:.1f} / {r['reset_p95']:.1f} | "
+                f"{r['step_p50']:.1f} / {r['step_p95']:.1f} | {r['episode_p50']:.1f} | "
+                f"{r['steps_per_s']:,.0f} |"
+            )
+        made.close()
+    notes = [
+        "",
+        f'Oracle policy, default kwargs (Reasoning-v0: `domain="math"`, difficulty drawn per episode), '
+        f"{repeats} episodes per row after a 10% warm-up, one process, one core. "
+        f"Python {platform.python_version()}, gymnasium {gym.__version__}, {os.cpu_count()} CPUs "
+        f"({platform.machine()}).",
+    ]
+    if anchor_python and math_episode:
+        anchor = anchor_us(anchor_python, repeats)
+        notes.append(
+            f"Same run, reasoning-gym `basic_arithmetic` generate + score: {anchor:.1f} µs p50; "
+            f"papergym Reasoning-v0 (raw) reset + step: {math_episode:.1f} µs p50, "
+            f"ratio {anchor / math_episode:.2f}× (reasoning-gym / papergym)."
+        )
+    return "\n".join(lines + notes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2000)
+    parser.add_argument("--write", default=None, help="markdown file whose env_speed section is replaced")
+    parser.add_argument("--anchor-python", default=os.environ.get("PAPERGYM_ANCHOR_PYTHON"))
+    args = parser.parse_args()
+    result = table(args.repeats, args.anchor_python)
+    print(result)
+    if args.write:
+        path = Path(args.write)
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        section = f"{BEGIN}\n{result}\n{END}"
+        if BEGIN in text and END in text:
+            text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) :]
+        else:
+            text = text.rstrip() + "\n\n## Env speed (`papergym bench`)\n\n" + section + "\n"
+        path.write_text(text, encoding="utf-8")
+        print(f"written to {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

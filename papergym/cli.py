@@ -1,0 +1,228 @@
+"""The ``papergym`` command: list | play | eval | demo | bench.
+
+The command line is the one place that prints; library code logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import runpy
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import papergym
+from papergym.core import info_keys as K
+from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
+
+POLICIES = {"oracle": OraclePolicy, "random": RandomPolicy}
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% for z = 1.96).
+
+    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
+    (0.49, 0.943)
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` pairs; a value is read as JSON when it parses (``difficulty=2``), else as a string."""
+    kwargs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise SystemExit(f"--kw takes key=value, got {pair!r}")
+        try:
+            kwargs[key] = json.loads(value)
+        except json.JSONDecodeError:
+            kwargs[key] = value
+    return kwargs
+
+
+def make_policy(name: str) -> Policy:
+    if name not in POLICIES:
+        raise SystemExit(f"unknown policy {name!r}; choose from {sorted(POLICIES)}")
+    return POLICIES[name]()
+
+
+def _progress(iterable: Iterable[int], total: int, desc: str, enabled: bool) -> Iterable[int]:
+    if not enabled:
+        return iterable
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the bar is a nicety: without the `train` extra, run without it
+        return iterable
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
+
+
+def evaluate(
+    env_id: str,
+    policy_name: str,
+    *,
+    episodes: int,
+    seed: int,
+    env_kwargs: dict[str, Any],
+    split: str | None = None,
+    progress: bool = True,
+) -> list[Trajectory]:
+    """Play ``episodes`` episodes with seeds ``seed, seed+1, ...``."""
+    env = gym.make(env_id, **env_kwargs)
+    policy = make_policy(policy_name)
+    options = {"split": split} if split else None
+    try:
+        return [
+            rollout(env, policy, seed=seed + i, options=options)
+            for i in _progress(range(episodes), episodes, f"{env_id} {policy_name}", progress)
+        ]
+    finally:
+        env.close()
+
+
+def episode_record(i: int, traj: Trajectory) -> dict[str, Any]:
+    return {
+        "episode": i,
+        "seed": traj.seed,
+        "task_id": traj.task_id,
+        "success": traj.success,
+        "return": traj.total_reward,
+        "steps": len(traj.steps),
+        "invalid_actions": sum(bool(s.info.get(K.INVALID_ACTION)) for s in traj.steps),
+        "truncated": traj.truncated,
+    }
+
+
+def _summary(trajectories: list[Trajectory]) -> str:
+    wins = sum(t.success for t in trajectories)
+    low, high = wilson_interval(wins, len(trajectories))
+    return f"{wins / max(1, len(trajectories)):.3f} [{low:.3f}, {high:.3f}]"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    width = max(len(e.id) for e in papergym.CATALOGUE)
+    for e in papergym.CATALOGUE:
+        print(f"{e.id:<{width}}  {e.paper}: {e.summary}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    kwargs = parse_env_kwargs(args.kw)
+    trajectories = evaluate(
+        args.env_id, args.policy, episodes=args.episodes, seed=args.seed, env_kwargs=kwargs, split=args.split
+    )
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.env_id)
+    out = Path(args.out or f"runs/eval/{name}_{args.policy}_s{args.seed}.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
+        for i, traj in enumerate(trajectories):
+            f.write(json.dumps(episode_record(i, traj)) + "\n")
+    print(f"{args.env_id} {args.policy}: success {_summary(trajectories)} (95% Wilson CI), n={args.episodes}")
+    print(f"episodes written to {out}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    rows = []
+    for entry in papergym.CATALOGUE:
+        for variant in entry.contract_variants():
+            cells = [
+                _summary(evaluate(entry.id, p, episodes=args.episodes, seed=args.seed, env_kwargs=variant))
+                for p in ("oracle", "random")
+            ]
+            label = ", ".join(f"{k}={v}" for k, v in variant.items()) or "default"
+            rows.append((entry.id, label, *cells))
+    header = ("id", "variant", "oracle success [95% CI]", "random success [95% CI]")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    last_seed = args.seed + args.episodes - 1
+    print(f"Success over {args.episodes} episodes per cell (seeds {args.seed}..{last_seed}):")
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    env = gym.make(args.env_id, **parse_env_kwargs(args.kw))
+    obs, info = env.reset(seed=args.seed)
+    print(f"task {info.get(K.TASK_ID)}  (commands: /oracle shows the oracle's action, /quit ends)\n")
+    print(obs)
+    total = 0.0
+    while True:
+        try:
+            action = input("\n> ")
+        except EOFError:
+            return 0
+        if action == "/quit":
+            return 0
+        if action == "/oracle":
+            print(env.unwrapped.oracle_action())
+            continue
+        obs, reward, terminated, truncated, info = env.step(action.replace("\\n", "\n"))
+        total += reward
+        print(f"\n{obs}\n[reward {reward:+.3f}  components {info.get(K.REWARD_COMPONENTS)}]")
+        if terminated or truncated:
+            print(f"episode over: success={info.get(K.SUCCESS)} return={total:+.3f}")
+            return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "env_speed.py"
+    if not script.exists():
+        raise SystemExit("papergym bench runs benchmarks/env_speed.py from a source checkout; none found")
+    sys.argv = [str(script), *(["--write", args.write] if args.write else []), "--repeats", str(args.repeats)]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="papergym", description=__doc__)
+    parser.add_argument("--version", action="version", version=papergym.__version__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="the registered ids").set_defaults(func=cmd_list)
+
+    play = sub.add_parser("play", help="play an env in the terminal")
+    play.add_argument("env_id")
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--kw", action="append", default=[], metavar="KEY=VALUE", help="env constructor kwargs")
+    play.set_defaults(func=cmd_play)
+
+    ev = sub.add_parser("eval", help="evaluate a policy: success rate with a 95%% CI, JSONL of every episode")
+    ev.add_argument("env_id")
+    ev.add_argument("--policy", default="oracle", help="oracle | random")
+    ev.add_argument("--episodes", type=int, default=100)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--split", choices=("train", "test"), default=None)
+    ev.add_argument("--kw", action="append", default=[], metavar="KEY=VALUE", help="env constructor kwargs")
+    ev.add_argument("--out", default=None, help="JSONL path (default runs/eval/<id>_<policy>_s<seed>.jsonl)")
+    ev.set_defaults(func=cmd_eval)
+
+    demo = sub.add_parser("demo", help="oracle and random policy on every id: a success table")
+    demo.add_argument("--episodes", type=int, default=50)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.set_defaults(func=cmd_demo)
+
+    bench = sub.add_parser("bench", help="env speed table (benchmarks/env_speed.py)")
+    bench.add_argument("--write", default=None, help="markdown file to write the table into")
+    bench.add_argument("--repeats", type=int, default=2000)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
