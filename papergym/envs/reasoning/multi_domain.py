@@ -19,6 +19,18 @@ class MultiDomainEnv(ReasoningEnv):
     rest is `ReasoningEnv`. ``info["domain"]`` names the episode's domain at reset and at every
     step, so a trainer can route rewards or teachers by domain (multi-teacher distillation).
 
+    ## Observation
+    As `ReasoningEnv`: the system prompt and the problem, then a one-line verdict.
+
+    ## Action
+    A ``str``, the whole completion.
+
+    ## Reward
+    As `ReasoningEnv`: ``correct`` plus ``format``, with the episode's domain's verifier.
+
+    ## Episode End
+    Terminates after the first action.
+
     ## Arguments
     - ``domains``: the domains to mix (default: all five).
     - ``difficulty``, ``test_size``, ``obs_mode``, ``render_mode``, ``format_penalty``: as in

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import papergym
+from papergym.cli import main, parse_env_kwargs, wilson_interval
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_list_names_every_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert all(env_id in out for env_id in papergym.ENV_IDS)
+
+
+def test_eval_writes_one_jsonl_line_per_episode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ep.jsonl"
+    args = ["eval", "papergym/Reasoning-v0", "--policy", "oracle", "--episodes", "7", "--seed", "3"]
+    assert main([*args, "--kw", "domain=code", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["seed"] for r in records] == list(range(3, 10))
+    assert all(r["success"] and r["task_id"].startswith("code/") for r in records)
+    assert "success 1.000 [0.646, 1.000]" in capsys.readouterr().out
+
+
+def test_eval_random_policy_mostly_fails(tmp_path: Path) -> None:
+    out = tmp_path / "ep.jsonl"
+    assert (
+        main(["eval", "papergym/Reasoning-v0", "--policy", "random", "--episodes", "30", "--out", str(out)])
+        == 0
+    )
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sum(r["success"] for r in records) < 10
+
+
+def test_demo_prints_a_success_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--episodes", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.startswith("papergym/")]
+    assert len(rows) == sum(len(e.contract_variants()) for e in papergym.CATALOGUE)
+    # the oracle column: success 1.000 with its interval, for every id and variant
+    assert all(re.search(r"\s1\.000 \[0\.\d+, 1\.000\]\s", row) for row in rows), rows
+
+
+def test_play_reads_actions_from_the_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = iter(["/oracle", "\\boxed{-1}"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "papergym/Reasoning-v0", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\\boxed{" in out and "episode over: success=" in out
+
+
+def test_bad_cli_input_exits_with_a_message() -> None:
+    with pytest.raises(SystemExit, match="key=value"):
+        parse_env_kwargs(["domain"])
+    with pytest.raises(SystemExit, match="unknown policy"):
+        main(["eval", "papergym/Reasoning-v0", "--policy", "clever", "--episodes", "1"])
+    assert parse_env_kwargs(["difficulty=2", "domain=code"]) == {"difficulty": 2, "domain": "code"}
+
+
+def test_wilson_interval_bounds() -> None:
+    low, high = wilson_interval(0, 20)
+    assert low == 0.0 and 0.1 < high < 0.2
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_readme_lists_every_id_and_starts_with_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{env_id}`" in readme for env_id in papergym.ENV_IDS)
+    head = readme.split("```")[1]
+    assert "make demo" in head and "make test" in head
+
+
+def test_env_speed_benchmark_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import env_speed
+    import gymnasium as gym
+
+    stats = env_speed.time_env(gym.make("papergym/Reasoning-v0"), repeats=20)
+    assert stats["reset_p50"] > 0 and stats["steps_per_s"] > 0
+    assert sys.modules["env_speed"] is env_speed
