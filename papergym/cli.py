@@ -11,14 +11,17 @@ import math
 import re
 import runpy
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import papergym
+from papergym.backends.policy import parse_policy_spec
 from papergym.core import info_keys as K
+from papergym.core.errors import BackendError, DependencyNotInstalled
 from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
 
 POLICIES = {"oracle": OraclePolicy, "random": RandomPolicy}
@@ -52,10 +55,26 @@ def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     return kwargs
 
 
+POLICY_HELP = (
+    "oracle | random | hf:PATH (a local checkpoint directory) | openai:URL#MODEL (an OpenAI-compatible "
+    "server, e.g. vLLM); a model spec may end in ?cache=PATH&temperature=T&max_tokens=N "
+    "(hf: also device=, dtype=; openai: also timeout=, max_retries=, backoff_s=)"
+)
+
+
 def make_policy(name: str) -> Policy:
-    if name not in POLICIES:
-        raise SystemExit(f"unknown policy {name!r}; choose from {sorted(POLICIES)}")
-    return POLICIES[name]()
+    """The policy named ``name``: ``oracle``, ``random``, or a model spec (`parse_policy_spec`)."""
+    if name in POLICIES:
+        return POLICIES[name]()
+    try:
+        policy = parse_policy_spec(name)
+    except (ValueError, DependencyNotInstalled) as exc:
+        raise SystemExit(f"--policy {name}: {exc}") from exc
+    if policy is None:
+        raise SystemExit(
+            f"unknown policy {name!r}; choose from {sorted(POLICIES)}, hf:PATH or openai:URL#MODEL"
+        )
+    return policy
 
 
 def _progress(iterable: Iterable[int], total: int, desc: str, enabled: bool) -> Iterable[int]:
@@ -68,6 +87,62 @@ def _progress(iterable: Iterable[int], total: int, desc: str, enabled: bool) -> 
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
 
 
+@dataclass
+class FailedTrajectory(Trajectory):
+    """An episode cut short because the policy's model backend raised `BackendError`.
+
+    Attributes:
+        error: ``{"type", "message", "retryable"}``.
+        actions: the actions taken before the fault (their rewards are not known: the episode's
+            return is recorded as 0).
+    """
+
+    error: dict[str, Any] = field(default_factory=dict)
+    actions: int = 0
+
+
+class _Tracked:
+    """Forwards to a policy and remembers the reset info and the actions taken (for a failed episode)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.actions = 0
+        self.first_info: Mapping[str, Any] = {}
+
+    def bind(self, env: gym.Env) -> None:
+        bind = getattr(self.policy, "bind", None)
+        if callable(bind):
+            bind(env)
+
+    def reset(self, *, seed: int) -> None:
+        self.actions, self.first_info = 0, {}
+        self.policy.reset(seed=seed)
+
+    def __call__(self, observation: Any, info: Mapping[str, Any]) -> Any:
+        if self.actions == 0:
+            self.first_info = info
+        action = self.policy(observation, info)
+        self.actions += 1
+        return action
+
+
+def _play(env: gym.Env, policy: _Tracked, *, seed: int, options: dict[str, Any] | None) -> Trajectory:
+    """One episode; a `BackendError` from the policy becomes a `FailedTrajectory` (the env's own
+    backend faults already end the episode with ``truncated`` and ``info["error"]``)."""
+    try:
+        return rollout(env, policy, seed=seed, options=options)
+    except BackendError as exc:
+        error = {"type": type(exc).__name__, "message": str(exc), "retryable": exc.retryable}
+        return FailedTrajectory(
+            task_id=str(policy.first_info.get(K.TASK_ID, "")),
+            seed=seed,
+            truncated=True,
+            reset_info=policy.first_info,
+            error=error,
+            actions=policy.actions,
+        )
+
+
 def evaluate(
     env_id: str,
     policy_name: str,
@@ -78,13 +153,17 @@ def evaluate(
     split: str | None = None,
     progress: bool = True,
 ) -> list[Trajectory]:
-    """Play ``episodes`` episodes with seeds ``seed, seed+1, ...``."""
+    """Play ``episodes`` episodes with seeds ``seed, seed+1, ...``.
+
+    An episode whose policy backend fails (`BackendError`) is returned as a `FailedTrajectory`
+    and the evaluation goes on.
+    """
     env = gym.make(env_id, **env_kwargs)
-    policy = make_policy(policy_name)
+    policy = _Tracked(make_policy(policy_name))
     options = {"split": split} if split else None
     try:
         return [
-            rollout(env, policy, seed=seed + i, options=options)
+            _play(env, policy, seed=seed + i, options=options)
             for i in _progress(range(episodes), episodes, f"{env_id} {policy_name}", progress)
         ]
     finally:
@@ -92,7 +171,7 @@ def evaluate(
 
 
 def episode_record(i: int, traj: Trajectory) -> dict[str, Any]:
-    return {
+    record = {
         "episode": i,
         "seed": traj.seed,
         "task_id": traj.task_id,
@@ -102,6 +181,12 @@ def episode_record(i: int, traj: Trajectory) -> dict[str, Any]:
         "invalid_actions": sum(bool(s.info.get(K.INVALID_ACTION)) for s in traj.steps),
         "truncated": traj.truncated,
     }
+    if isinstance(traj, FailedTrajectory):
+        record["steps"] = traj.actions
+        record["error"] = traj.error
+    elif K.ERROR in traj.final_info:  # an env backend fault (the env truncated the episode)
+        record["error"] = traj.final_info[K.ERROR]
+    return record
 
 
 def _summary(trajectories: list[Trajectory]) -> str:
@@ -123,12 +208,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         args.env_id, args.policy, episodes=args.episodes, seed=args.seed, env_kwargs=kwargs, split=args.split
     )
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.env_id)
-    out = Path(args.out or f"runs/eval/{name}_{args.policy}_s{args.seed}.jsonl")
+    policy_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.policy)[:80]
+    out = Path(args.out or f"runs/eval/{name}_{policy_name}_s{args.seed}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:
         for i, traj in enumerate(trajectories):
             f.write(json.dumps(episode_record(i, traj)) + "\n")
-    print(f"{args.env_id} {args.policy}: success {_summary(trajectories)} (95% Wilson CI), n={args.episodes}")
+    errors = sum(isinstance(t, FailedTrajectory) for t in trajectories)
+    failed = f", {errors} ended by a backend error (counted as failures)" if errors else ""
+    summary = _summary(trajectories)
+    print(f"{args.env_id} {args.policy}: success {summary} (95% Wilson CI), n={args.episodes}{failed}")
     print(f"episodes written to {out}")
     return 0
 
@@ -199,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="evaluate a policy: success rate with a 95%% CI, JSONL of every episode")
     ev.add_argument("env_id")
-    ev.add_argument("--policy", default="oracle", help="oracle | random")
+    ev.add_argument("--policy", default="oracle", help=POLICY_HELP)
     ev.add_argument("--episodes", type=int, default=100)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--split", choices=("train", "test"), default=None)

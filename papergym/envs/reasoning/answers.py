@@ -68,7 +68,7 @@ def normalize_text(text: str) -> str:
 
 
 def parse_number(text: str) -> float | None:
-    """A finite number written as an int, decimal, scientific, ``a/b`` or ``\\frac{a}{b}``; else None.
+    r"""A finite number written as an int, decimal, scientific, ``a/b`` or ``\\frac{a}{b}``; else None.
 
     Thousands separators are dropped; units and percent signs are not accepted: answers are
     compared as the env asked for them.

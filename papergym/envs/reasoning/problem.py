@@ -9,7 +9,6 @@ from typing import Any, Literal, Protocol
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass costs ~2 µs to build, on the reset path
-
 class Problem:
     """One verifiable problem.
 
