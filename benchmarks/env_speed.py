@@ -45,8 +45,26 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _episode_us(env: gym.Env, seed: int | None) -> float:
+    """One oracle episode (reset + steps) in µs, oracle calls excluded."""
+    t0 = time.perf_counter_ns()
+    env.reset(seed=seed)
+    spent, done = time.perf_counter_ns() - t0, False
+    while not done:
+        action = env.unwrapped.oracle_action()
+        t1 = time.perf_counter_ns()
+        _, _, terminated, truncated, _ = env.step(action)
+        spent += time.perf_counter_ns() - t1
+        done = terminated or truncated
+    return spent / 1000
+
+
 def time_env(env: gym.Env, repeats: int) -> dict[str, float]:
-    """Latencies in µs over ``repeats`` oracle episodes (after a 10% warm-up)."""
+    """Latencies in µs over ``repeats`` oracle episodes (after a 10% warm-up).
+
+    ``episode_p50`` resets with a new seed each episode (a fresh generator: the GRPO pattern);
+    ``stream_episode_p50`` resets with ``seed=None`` (the generator's stream continues).
+    """
     unwrapped = env.unwrapped
     resets, steps, episodes = [], [], []
     total_steps, start = 0, time.perf_counter()
@@ -72,7 +90,10 @@ def time_env(env: gym.Env, repeats: int) -> dict[str, float]:
             resets.append((t1 - t0) / 1000)
             episodes.append((t1 - t0 + episode_steps) / 1000)
     elapsed = time.perf_counter() - start
+    env.reset(seed=0)
+    stream = [_episode_us(env, None) for _ in range(repeats)]
     return {
+        "stream_episode_p50": statistics.median(stream),
         "reset_p50": _pct(resets, 0.5),
         "reset_p95": _pct(resets, 0.95),
         "step_p50": _pct(steps, 0.5),
@@ -91,8 +112,9 @@ def anchor_us(python: str, n: int) -> float:
 
 def table(repeats: int, anchor_python: str | None) -> str:
     lines = [
-        "| id | env | reset p50 / p95 (µs) | step p50 / p95 (µs) | reset+step p50 (µs) | steps/s |",
-        "|---|---|---|---|---|---|",
+        "| id | env | reset p50 / p95 (µs) | step p50 / p95 (µs) | episode p50, new seed (µs) "
+        "| episode p50, seed=None (µs) | steps/s |",
+        "|---|---|---|---|---|---|---|",
     ]
     math_episode = None
     for entry in papergym.CATALOGUE:
@@ -104,6 +126,7 @@ def table(repeats: int, anchor_python: str | None) -> str:
             lines.append(
                 f"| {entry.id} | {label} | {r['reset_p50']:.1f} / {r['reset_p95']:.1f} | "
                 f"{r['step_p50']:.1f} / {r['step_p95']:.1f} | {r['episode_p50']:.1f} | "
+                f"{r['stream_episode_p50']:.1f} | "
                 f"{r['steps_per_s']:,.0f} |"
             )
         made.close()

@@ -227,7 +227,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for entry in papergym.CATALOGUE:
         for variant in entry.contract_variants():
             cells = [
-                _summary(evaluate(entry.id, p, episodes=args.episodes, seed=args.seed, env_kwargs=variant))
+                _summary(
+                    evaluate(
+                        entry.id,
+                        p,
+                        episodes=args.episodes,
+                        seed=args.seed,
+                        env_kwargs=variant,
+                        progress=False,
+                    )
+                )
                 for p in ("oracle", "random")
             ]
             label = ", ".join(f"{k}={v}" for k, v in variant.items()) or "default"

@@ -1,13 +1,11 @@
+"""Tests of the code domain of Reasoning-v0 that go beyond the shared ones in test_domains_common.py."""
+
 from __future__ import annotations
 
 import contextlib
 import io
-import json
-import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,16 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from papergym.envs.reasoning.domains import code as code_module
-from papergym.envs.reasoning.domains.code import DOMAIN, TEMPLATES, CodeDomain, normalize_output
+from papergym.envs.reasoning.domains.code import DOMAIN, TEMPLATES, normalize_output
 from papergym.envs.reasoning.problem import Problem
-
-SEEDS = range(300)
-LEVELS = (1, 2, 3)
-
-
-@pytest.fixture(scope="module")
-def problems() -> dict[int, list[Problem]]:
-    return {level: [DOMAIN.generate(random.Random(seed), level) for seed in SEEDS] for level in LEVELS}
+from tests.envs.reasoning._helpers import LEVELS, SEEDS, generated
 
 
 def _run(program: str) -> str:
@@ -35,37 +26,9 @@ def _run(program: str) -> str:
     return buffer.getvalue()
 
 
-def test_attributes() -> None:
-    assert isinstance(DOMAIN, CodeDomain)
-    assert (DOMAIN.name, DOMAIN.levels, DOMAIN.answer_format) == ("code", 3, "tag")
-
-
 @pytest.mark.parametrize("level", LEVELS)
-def test_same_seed_same_problem(level: int) -> None:
-    for seed in range(50):
-        first, second = (
-            DOMAIN.generate(random.Random(seed), level),
-            DOMAIN.generate(random.Random(seed), level),
-        )
-        assert first == second
-    assert DOMAIN.generate(random.Random(1), level) != DOMAIN.generate(random.Random(2), level)
-
-
-def test_same_problems_in_a_fresh_process_with_another_hash_seed() -> None:
-    code = (
-        "import random\n"
-        "from papergym.envs.reasoning.domains.code import DOMAIN\n"
-        "print(repr([DOMAIN.generate(random.Random(s), d) for d in (1, 2, 3) for s in range(20)]))"
-    )
-    env = {**os.environ, "PYTHONHASHSEED": "4242"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    here = [DOMAIN.generate(random.Random(s), d) for d in LEVELS for s in range(20)]
-    assert out.stdout.strip() == repr(here)
-
-
-@pytest.mark.parametrize("level", LEVELS)
-def test_gold_is_what_python_prints(problems: dict[int, list[Problem]], level: int) -> None:
-    for problem in problems[level]:
+def test_gold_is_what_python_prints(level: int) -> None:
+    for problem in generated("code", level):
         program = problem.data["program"]
         assert f"```python\n{program}\n```" in problem.prompt
         printed = _run(program)
@@ -73,21 +36,13 @@ def test_gold_is_what_python_prints(problems: dict[int, list[Problem]], level: i
         assert DOMAIN.is_correct(problem, printed)  # the raw output, final newline and all
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_gold_is_correct_and_fields_are_plain(problems: dict[int, list[Problem]], level: int) -> None:
-    for problem in problems[level]:
-        assert problem.domain == "code" and problem.difficulty == level and problem.answer
-        assert json.loads(json.dumps(problem.data)) == problem.data
-        assert DOMAIN.is_correct(problem, problem.answer)
-
-
-def test_level_features(problems: dict[int, list[Problem]]) -> None:
-    level1 = "\n".join(p.data["program"] for p in problems[1])
+def test_level_features() -> None:
+    level1 = "\n".join(p.data["program"] for p in generated("code", 1))
     assert not re.search(r"\b(for|while|if|def)\b", level1)
-    for problem in problems[2]:
+    for problem in generated("code", 2):
         program = problem.data["program"]
         assert re.search(r"^(for|while) ", program, re.M) and "    if " in program
-    level3 = "\n".join(p.data["program"] for p in problems[3])
+    level3 = "\n".join(p.data["program"] for p in generated("code", 3))
     for feature in (
         "def ",
         "return ",
@@ -103,12 +58,14 @@ def test_level_features(problems: dict[int, list[Problem]]) -> None:
     assert re.search(r"^\s+for .*\n\s+for ", level3, re.M)  # nested loops
     assert re.search(r"-\w+ // \(-\d\)|-\d+ // \d", level3)  # floor division of negatives
     # some outputs hold negative results of // and %, where C-style truncation would differ
-    assert any("-" in p.answer for p in problems[3] if p.data["family"] in ("floor_mod_list", "digits"))
+    assert any(
+        "-" in p.answer for p in generated("code", 3) if p.data["family"] in ("floor_mod_list", "digits")
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_wrong_outputs_are_rejected(problems: dict[int, list[Problem]], level: int) -> None:
-    for problem in problems[level]:
+def test_wrong_outputs_are_rejected(level: int) -> None:
+    for problem in generated("code", level):
         gold = problem.answer
         first_number = re.search(r"-?\d+", gold)
         wrongs = [
@@ -136,25 +93,18 @@ def test_whitespace_normalisation() -> None:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_programs_are_diverse(problems: dict[int, list[Problem]], level: int) -> None:
-    assert len({problem.prompt for problem in problems[level]}) >= 0.9 * len(SEEDS)
-    assert len({problem.data["program"] for problem in problems[level]}) >= 0.9 * len(SEEDS)
+def test_programs_are_diverse(level: int) -> None:
+    assert len({problem.data["program"] for problem in generated("code", level)}) >= 0.9 * len(SEEDS)
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_every_family_is_drawn(problems: dict[int, list[Problem]], level: int) -> None:
-    assert {problem.data["family"] for problem in problems[level]} == set(TEMPLATES[level])
+def test_every_family_is_drawn(level: int) -> None:
+    assert {problem.data["family"] for problem in generated("code", level)} == set(TEMPLATES[level])
 
 
 def test_library_code_never_executes_text() -> None:
     source = Path(code_module.__file__).read_text()
     assert not re.search(r"\b(exec|eval|compile)\(", source)
-
-
-@pytest.mark.parametrize("difficulty", [0, 4, True, 2.0, "3"])
-def test_bad_difficulty_is_a_clear_error(difficulty: object) -> None:
-    with pytest.raises(ValueError, match="difficulty"):
-        DOMAIN.generate(random.Random(0), difficulty)  # type: ignore[arg-type]
 
 
 # Problems whose output spans several lines: no literal in any source file spells one of them.
