@@ -151,7 +151,9 @@ def _base_seed(family: str, split: str, difficulty: int) -> int:
 
 def task_options(options: Mapping[str, Any] | None, *, allowed: frozenset[str]) -> dict[str, Any]:
     """Validate ``reset`` options: unknown keys raise a ``ValueError`` listing the accepted ones."""
-    options = dict(options or {})
+    if not options:
+        return {}
+    options = dict(options)
     unknown = set(options) - allowed
     if unknown:
         raise ValueError(f"unknown reset option(s) {sorted(unknown)}; accepted: {sorted(allowed)}")

@@ -13,6 +13,7 @@ import unicodedata
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _BOXED = "\\boxed{"
 _BRACE = re.compile(r"[{}]")
+_TEXT_MACRO = re.compile(r"\\text\{([^{}]*)\}")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
 
@@ -23,8 +24,13 @@ def _last_boxed(text: str) -> tuple[int, str] | None:
     One pass over the brace characters with a stack (linear: a completion of 30k unclosed
     ``\\boxed{`` must not take quadratic time).
     """
-    if _BOXED not in text:
+    start = text.rfind(_BOXED)
+    if start == -1:
         return None
+    # Fast path: the last \boxed{ closes before any nested brace (the usual "\boxed{42}").
+    close = text.find("}", start)
+    if close != -1 and "{" not in text[start + len(_BOXED) : close]:
+        return close + 1, text[start + len(_BOXED) : close]
     best: tuple[int, str, int] | None = None  # (end, content, start of "\\boxed{")
     opens: list[int] = []
     for match in _BRACE.finditer(text):
@@ -51,18 +57,21 @@ def extract_answer(completion: str) -> str | None:
     """
     boxed = _last_boxed(completion)
     tagged = None
-    for match in _ANSWER_TAG.finditer(completion):
-        tagged = (match.end(), match.group(1))
-    candidates = [c for c in (boxed, tagged) if c is not None]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda c: c[0])[1].strip()
+    if "<" in completion:
+        for match in _ANSWER_TAG.finditer(completion):
+            tagged = (match.end(), match.group(1))
+    if tagged is None or (boxed is not None and boxed[0] > tagged[0]):
+        return None if boxed is None else boxed[1].strip()
+    return tagged[1].strip()
 
 
 def normalize_text(text: str) -> str:
     """Case-, whitespace- and Unicode-insensitive form used for exact-match answers."""
-    text = unicodedata.normalize("NFKC", text).strip().lower()
-    text = re.sub(r"\\text\{([^{}]*)\}", r"\1", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = text.strip().lower()
+    if "\\text{" in text:
+        text = _TEXT_MACRO.sub(r"\1", text)
     text = text.strip("$ .")
     return " ".join(text.split())
 
@@ -76,9 +85,14 @@ def parse_number(text: str) -> float | None:
     >>> parse_number(" 1,250 "), parse_number("\\frac{3}{4}"), parse_number("-7/2"), parse_number("12 m/s")
     (1250.0, 0.75, -3.5, None)
     """
-    if len(text) <= 64 and _NUMBER.match(text):  # the common case: a plain number, no normalising needed
-        value = float(text)
-        return value if math.isfinite(value) else None
+    if len(text) <= 64:  # the common cases, a plain number or a/b, need no normalising
+        if _NUMBER.match(text):
+            value = float(text)
+            return value if math.isfinite(value) else None
+        match = _FRACTION.match(text)
+        if match:
+            denominator = int(match.group(2))
+            return int(match.group(1)) / denominator if denominator else None
     text = normalize_text(text).replace(",", "")
     frac = re.fullmatch(r"\\d?frac\{([+-]?\d+)\}\{(\d+)\}", text)
     if frac:

@@ -108,6 +108,7 @@ class ReasoningEnv(TextEnv):
             name: TaskGenerator(name, d.generate, levels=d.levels, split_sizes=split_sizes)
             for name, d in self._domains.items()
         }
+        self._splits = tuple(split_sizes)
         levels = min(d.levels for d in self._domains.values())
         if difficulty is not None and not (isinstance(difficulty, int) and 1 <= difficulty <= levels):
             raise ValueError(f"difficulty must be None or an int in 1..{levels}, got {difficulty!r}")
@@ -124,7 +125,7 @@ class ReasoningEnv(TextEnv):
 
     @property
     def splits(self) -> tuple[str, ...]:
-        return next(iter(self._generators.values())).splits
+        return self._splits
 
     @property
     def problem(self) -> Problem:
