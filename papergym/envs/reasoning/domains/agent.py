@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from papergym.core.tools import Tool, ToolCall, parse_tool_calls
+from papergym.envs.reasoning.domains import agent_vocabulary as vocab
 from papergym.envs.reasoning.domains._common import check_difficulty, pick, pick_distinct, rand_int
 from papergym.envs.reasoning.problem import Problem
 
@@ -66,65 +67,8 @@ def _tool(
     return register
 
 
-# ------------------------------------------------------------------------------------------ values to draw
+# Values to draw come from `agent_vocabulary`.
 
-_CITIES = (
-    "Paris", "London", "Tokyo", "New York", "Berlin", "Madrid", "Rome", "Toronto", "Sydney", "Mumbai",
-    "Cairo", "Seoul", "Mexico City", "Lisbon", "Amsterdam", "Nairobi", "Buenos Aires", "Istanbul",
-    "Bangkok", "Oslo", "Vienna", "Dublin", "Singapore", "Chicago", "Lima", "Hanoi", "Prague", "Cape Town",
-)  # fmt: skip
-_AIRPORTS = (
-    ("Paris", "CDG"), ("London", "LHR"), ("New York", "JFK"), ("Tokyo", "HND"), ("Frankfurt", "FRA"),
-    ("Madrid", "MAD"), ("Rome", "FCO"), ("Dubai", "DXB"), ("Singapore", "SIN"), ("Toronto", "YYZ"),
-    ("Sydney", "SYD"), ("Amsterdam", "AMS"), ("Istanbul", "IST"), ("Chicago", "ORD"), ("Seoul", "ICN"),
-)  # fmt: skip
-_CURRENCIES = (
-    ("USD", "US dollars"), ("EUR", "euros"), ("GBP", "British pounds"), ("JPY", "Japanese yen"),
-    ("CHF", "Swiss francs"), ("CAD", "Canadian dollars"), ("AUD", "Australian dollars"),
-    ("INR", "Indian rupees"), ("MXN", "Mexican pesos"), ("SEK", "Swedish kronor"),
-)  # fmt: skip
-_STOCKS = (
-    ("AAPL", "Apple"), ("MSFT", "Microsoft"), ("GOOGL", "Alphabet"), ("AMZN", "Amazon"), ("NVDA", "Nvidia"),
-    ("TSLA", "Tesla"), ("META", "Meta"), ("NFLX", "Netflix"), ("INTC", "Intel"), ("KO", "Coca-Cola"),
-)  # fmt: skip
-_UNIT_PAIRS = (  # (unit, unit, its name, its name): the conversions convert_units is asked for
-    ("km", "mi", "kilometres", "miles"), ("m", "ft", "metres", "feet"), ("kg", "lb", "kilograms", "pounds"),
-    ("l", "gal", "litres", "US gallons"), ("c", "f", "degrees Celsius", "degrees Fahrenheit"),
-)  # fmt: skip
-_PEOPLE = ("ana", "ben", "chen", "dara", "eli", "fatima", "gus", "hana", "ivan", "kofi", "lena", "omar")
-_SUBJECTS = ("Budget review", "Team offsite", "Project update", "Lunch on Friday", "Contract draft",
-             "Holiday plans")  # fmt: skip
-_BODIES = (
-    "Please send me the Q3 numbers.", "Running ten minutes late.", "The slides are attached.",
-    "Can we move our call to tomorrow?", "Thanks for your help today!", "The venue is confirmed.",
-)  # fmt: skip
-_TASKS = (
-    "call the dentist", "pay the rent", "water the plants", "renew my passport", "buy a birthday gift",
-    "submit the expense report", "pick up the dry cleaning", "back up my laptop",
-)  # fmt: skip
-_TITLES = (
-    "Team standup", "Dentist appointment", "Lunch with Sam", "Quarterly review", "Yoga class",
-    "Project kickoff", "Parent-teacher meeting", "Interview with a candidate",
-)  # fmt: skip
-_QUERIES = (
-    "hiking trails near Denver", "how to repot a cactus", "electric car tax credits", "sourdough recipe",
-    "history of the Eiffel Tower", "python asyncio tutorial", "marathon training plan", "budget laptops",
-)  # fmt: skip
-_TOPICS = ("climate summit", "chip industry", "local elections", "space exploration", "football transfers",
-           "inflation", "renewable energy", "AI regulation")  # fmt: skip
-_PHRASES = ("Where is the train station?", "Thank you for your help.", "The meeting is postponed.",
-            "I would like a coffee.", "Good morning, everyone.", "How much does this cost?")  # fmt: skip
-_RESTAURANTS = ("Le Petit Bistro", "Sakura Sushi", "Trattoria Roma", "The Green Table", "Casa Lola",
-                "Golden Dragon", "Blue Fin Grill", "Maison Blanche")  # fmt: skip
-_PLACES = ("the airport", "Central Station", "the city museum", "123 Main Street", "the convention center",
-           "Union Square", "the university campus", "the Grand Hotel")  # fmt: skip
-_LABELS = ("pasta", "laundry", "tea", "oven", "meditation", "pizza")
-_LANGUAGES = {"en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
-              "ja": "Japanese"}  # fmt: skip
-_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-          "twelve")  # fmt: skip
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")  # fmt: skip
 _FIRST_DAY = datetime.date(2025, 1, 1).toordinal()
 
 
@@ -137,8 +81,8 @@ def _say_date(day: datetime.date, level: int) -> str:
     if level == 1:
         return day.isoformat()
     if level == 2:
-        return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
-    return f"the {_ordinal(day.day)} of {_MONTHS[day.month - 1]} {day.year}"
+        return f"{vocab.MONTHS[day.month - 1]} {day.day}, {day.year}"
+    return f"the {_ordinal(day.day)} of {vocab.MONTHS[day.month - 1]} {day.year}"
 
 
 def _date(rng: random.Random, level: int) -> tuple[datetime.date, str]:
@@ -160,7 +104,7 @@ def _clock(rng: random.Random, level: int) -> tuple[str, str]:
 def _count(rng: random.Random, low: int, high: int, level: int) -> tuple[int, str]:
     """A small count and how the request states it (a word at level 3)."""
     n = rand_int(rng, low, high)
-    return n, _WORDS[n] if level == 3 and n < len(_WORDS) else str(n)
+    return n, vocab.WORDS[n] if level == 3 and n < len(vocab.WORDS) else str(n)
 
 
 def _minutes(rng: random.Random, level: int) -> tuple[int, str]:
@@ -206,7 +150,7 @@ _UNIT_SAID = {"celsius": ("Use celsius.", "I think in degrees Celsius."),
 @_tool("weather", "get_current_weather", "Get the current weather in a city.",
        city=(_S, 'City name, e.g. "Paris".'), unit=(_UNITS, "Temperature unit.", "celsius"))  # fmt: skip
 def _weather_now(rng: random.Random, level: int) -> _Request:
-    city = pick(rng, _CITIES)
+    city = pick(rng, vocab.CITIES)
     args: dict[str, Any] = {"city": city}
     text = pick(rng, ("What's the weather like in {} right now?", "Is it warm in {} at the moment?",
                       "Current conditions in {}, please."))  # fmt: skip
@@ -217,14 +161,14 @@ def _weather_now(rng: random.Random, level: int) -> _Request:
        city=(_S, 'City name, e.g. "Paris".'), days=(_I, "Number of days to forecast, 1-14."),
        unit=(_UNITS, "Temperature unit.", "celsius"))  # fmt: skip
 def _weather_forecast(rng: random.Random, level: int) -> _Request:
-    city, days = pick(rng, _CITIES), rand_int(rng, 2, 10)
+    city, days = pick(rng, vocab.CITIES), rand_int(rng, 2, 10)
     args: dict[str, Any] = {"city": city, "days": days}
     span = (
         f"the next {days} days"
         if level < 3
         else "the coming week"
         if days == 7
-        else f"the next {_WORDS[days]} days"
+        else f"the next {vocab.WORDS[days]} days"
     )
     return f"What will the weather be in {city} over {span}?" + _maybe(
         rng, level, args, "unit", _UNIT_SAID
@@ -238,7 +182,7 @@ def _timer(rng: random.Random, level: int) -> _Request:
     args: dict[str, Any] = {"minutes": minutes}
     text = f"Set a timer for {said}."
     if _optional(rng, level):
-        args["label"] = pick(rng, _LABELS)
+        args["label"] = pick(rng, vocab.LABELS)
         text += f' Label it "{args["label"]}".'
     return text, args
 
@@ -260,7 +204,7 @@ def _alarm(rng: random.Random, level: int) -> _Request:
 @_tool("clock", "create_reminder", "Create a reminder.", text=(_S, "What to be reminded of."),
        date=(_S, _DATE), time=(_S, _TIME, "09:00"))  # fmt: skip
 def _reminder(rng: random.Random, level: int) -> _Request:
-    task, (day, said) = pick(rng, _TASKS), _date(rng, level)
+    task, (day, said) = pick(rng, vocab.TASKS), _date(rng, level)
     args: dict[str, Any] = {"text": task, "date": day.isoformat()}
     text = f"Remind me to {task} on {said}"
     if _optional(rng, level):
@@ -274,7 +218,7 @@ def _reminder(rng: random.Random, level: int) -> _Request:
        date=(_S, _DATE), start_time=(_S, _TIME),
        duration_minutes=(_I, "Length of the event in minutes.", 60))  # fmt: skip
 def _event(rng: random.Random, level: int) -> _Request:
-    title, (day, said), (time, clock) = pick(rng, _TITLES), _date(rng, level), _clock(rng, level)
+    title, (day, said), (time, clock) = pick(rng, vocab.TITLES), _date(rng, level), _clock(rng, level)
     args: dict[str, Any] = {"title": title, "date": day.isoformat(), "start_time": time}
     text = f'Put "{title}" on my calendar on {said}, starting at {clock}.'
     if _optional(rng, level):
@@ -300,7 +244,11 @@ def _agenda(rng: random.Random, level: int) -> _Request:
        priority=(("low", "normal", "high"), "low (can wait), normal, or high (urgent).",
                  "normal"))  # fmt: skip
 def _email(rng: random.Random, level: int) -> _Request:
-    to, subject, body = f"{pick(rng, _PEOPLE)}@example.com", pick(rng, _SUBJECTS), pick(rng, _BODIES)
+    to, subject, body = (
+        f"{pick(rng, vocab.PEOPLE)}@example.com",
+        pick(rng, vocab.SUBJECTS),
+        pick(rng, vocab.BODIES),
+    )
     args: dict[str, Any] = {"to": to, "subject": subject, "body": body}
     return f'Email {to} with the subject "{subject}" and the message "{body}".' + _maybe(
         rng, level, args, "priority", {
@@ -314,7 +262,7 @@ def _email(rng: random.Random, level: int) -> _Request:
        phone_number=(_S, "Recipient phone number, as the user wrote it."),
        message=(_S, "Message text."))  # fmt: skip
 def _sms(rng: random.Random, level: int) -> _Request:
-    phone, message = f"+1-555-{rand_int(rng, 100, 999)}-{rand_int(rng, 1000, 9999)}", pick(rng, _BODIES)
+    phone, message = f"+1-555-{rand_int(rng, 100, 999)}-{rand_int(rng, 1000, 9999)}", pick(rng, vocab.BODIES)
     return f'Text {phone} saying "{message}"', {"phone_number": phone, "message": message}
 
 
@@ -324,7 +272,7 @@ def _sms(rng: random.Random, level: int) -> _Request:
        passengers=(_I, "Number of passengers.", 1),
        cabin=(("economy", "premium_economy", "business", "first"), "Cabin class.", "economy"))  # fmt: skip
 def _flights(rng: random.Random, level: int) -> _Request:
-    (city_a, code_a), (city_b, code_b) = pick_distinct(rng, _AIRPORTS, 2)
+    (city_a, code_a), (city_b, code_b) = pick_distinct(rng, vocab.AIRPORTS, 2)
     day, said = _date(rng, level)
     args: dict[str, Any] = {"origin": code_a, "destination": code_b, "date": day.isoformat()}
     where = f"{code_a} to {code_b}" if level == 1 else f"{city_a} ({code_a}) to {city_b} ({code_b})"
@@ -352,13 +300,13 @@ def _flight_status(rng: random.Random, level: int) -> _Request:
        check_in=(_S, "Arrival date as YYYY-MM-DD."), check_out=(_S, "Departure date as YYYY-MM-DD."),
        guests=(_I, "Number of guests.", 2))  # fmt: skip
 def _hotels(rng: random.Random, level: int) -> _Request:
-    city, (day, said), nights = pick(rng, _CITIES), _date(rng, level), rand_int(rng, 1, 6)
+    city, (day, said), nights = pick(rng, vocab.CITIES), _date(rng, level), rand_int(rng, 1, 6)
     leave = datetime.date.fromordinal(day.toordinal() + nights)
     args: dict[str, Any] = {"city": city, "check_in": day.isoformat(), "check_out": leave.isoformat()}
     if level < 3:
         text = f"Find a hotel in {city}, checking in on {said} and out on {_say_date(leave, level)}."
     else:  # the check-out date is the model's to work out
-        text = f"Find a hotel in {city} for {_WORDS[nights]} night{'s' * (nights > 1)} from {said}."
+        text = f"Find a hotel in {city} for {vocab.WORDS[nights]} night{'s' * (nights > 1)} from {said}."
     if _optional(rng, level):
         args["guests"], count = _count(rng, 1, 5, level)
         text += f" It's for {count} guest{'s' * (args['guests'] > 1)}."
@@ -368,7 +316,7 @@ def _hotels(rng: random.Random, level: int) -> _Request:
 @_tool("booking", "book_restaurant", "Book a table at a restaurant.", restaurant=(_S, "Restaurant name."),
        date=(_S, _DATE), time=(_S, _TIME), party_size=(_I, "Number of people."))  # fmt: skip
 def _restaurant(rng: random.Random, level: int) -> _Request:
-    place, (day, said), (time, clock) = pick(rng, _RESTAURANTS), _date(rng, level), _clock(rng, level)
+    place, (day, said), (time, clock) = pick(rng, vocab.RESTAURANTS), _date(rng, level), _clock(rng, level)
     size, count = _count(rng, 2, 10, level)
     args = {"restaurant": place, "date": day.isoformat(), "time": time, "party_size": size}
     return f"Book a table for {count} at {place} on {said} at {clock}.", args
@@ -379,7 +327,7 @@ def _restaurant(rng: random.Random, level: int) -> _Request:
        from_currency=(_S, "ISO 4217 code of the source currency, e.g. EUR."),
        to_currency=(_S, "ISO 4217 code of the target currency."))  # fmt: skip
 def _convert_money(rng: random.Random, level: int) -> _Request:
-    (code_a, name_a), (code_b, name_b) = pick_distinct(rng, _CURRENCIES, 2)
+    (code_a, name_a), (code_b, name_b) = pick_distinct(rng, vocab.CURRENCIES, 2)
     amount = _amount(rng)
     args = {"amount": amount, "from_currency": code_a, "to_currency": code_b}
     if level == 1:
@@ -392,7 +340,7 @@ def _convert_money(rng: random.Random, level: int) -> _Request:
        base_currency=(_S, "ISO 4217 currency code, e.g. EUR."),
        quote_currency=(_S, "ISO 4217 currency code."))  # fmt: skip
 def _rate(rng: random.Random, level: int) -> _Request:
-    (code_a, name_a), (code_b, name_b) = pick_distinct(rng, _CURRENCIES, 2)
+    (code_a, name_a), (code_b, name_b) = pick_distinct(rng, vocab.CURRENCIES, 2)
     pair = f"{code_a} and {code_b}" if level == 1 else f"{name_a} and {name_b}"
     args = {"base_currency": code_a, "quote_currency": code_b}
     return f"What is the exchange rate between {pair}, per one unit of the first?", args
@@ -406,7 +354,7 @@ def _rate(rng: random.Random, level: int) -> _Request:
        to_unit=(("km", "mi", "m", "ft", "kg", "lb", "l", "gal", "c", "f"),
                 "The target unit (same codes)."))  # fmt: skip
 def _convert_measure(rng: random.Random, level: int) -> _Request:
-    unit_a, unit_b, name_a, name_b = pick(rng, _UNIT_PAIRS)
+    unit_a, unit_b, name_a, name_b = pick(rng, vocab.UNIT_PAIRS)
     if rng.random() < 0.5:
         unit_a, unit_b, name_a, name_b = unit_b, unit_a, name_b, name_a
     value = _amount(rng)
@@ -420,7 +368,7 @@ def _convert_measure(rng: random.Random, level: int) -> _Request:
     "stocks", "get_stock_quote", "Get the latest price of a stock.", symbol=(_S, "Ticker symbol, e.g. AAPL.")
 )
 def _quote(rng: random.Random, level: int) -> _Request:
-    symbol, company = pick(rng, _STOCKS)
+    symbol, company = pick(rng, vocab.STOCKS)
     named = symbol if level == 1 else f"{company} (ticker {symbol})"
     return f"What is {named} trading at right now?", {"symbol": symbol}
 
@@ -435,7 +383,7 @@ _PERIODS = {"5d": ("period 5d", "over the past five days"), "1mo": ("period 1mo"
        period=(tuple(_PERIODS),
                "5d five days, 1mo one month, 6mo six months, 1y one year, 5y five years."))  # fmt: skip
 def _history(rng: random.Random, level: int) -> _Request:
-    (symbol, company), (period, said) = pick(rng, _STOCKS), _choose(rng, level, _PERIODS)
+    (symbol, company), (period, said) = pick(rng, vocab.STOCKS), _choose(rng, level, _PERIODS)
     named = symbol if level == 1 else f"{company} (ticker {symbol})"
     return f"Show me how {named} stock has moved, {said}.", {"symbol": symbol, "period": period}
 
@@ -443,7 +391,7 @@ def _history(rng: random.Random, level: int) -> _Request:
 @_tool("search", "web_search", "Search the web.", query=(_S, "Search terms."),
        num_results=(_I, "How many results to return.", 5))  # fmt: skip
 def _search(rng: random.Random, level: int) -> _Request:
-    query = pick(rng, _QUERIES)
+    query = pick(rng, vocab.QUERIES)
     args: dict[str, Any] = {"query": query}
     text = f'Search the web for "{query}".'
     if _optional(rng, level):
@@ -452,7 +400,7 @@ def _search(rng: random.Random, level: int) -> _Request:
     return text, args
 
 
-_NEWS_LANGUAGES = {code: (f"Language: {code}.", f"Only articles in {_LANGUAGES[code]}.")
+_NEWS_LANGUAGES = {code: (f"Language: {code}.", f"Only articles in {vocab.LANGUAGES[code]}.")
                    for code in ("en", "fr", "de", "es")}  # fmt: skip
 
 
@@ -460,7 +408,7 @@ _NEWS_LANGUAGES = {code: (f"Language: {code}.", f"Only articles in {_LANGUAGES[c
        language=(("en", "fr", "de", "es"), "en English, fr French, de German, es Spanish.", "en"),
        days=(_I, "How many past days to search.", 7))  # fmt: skip
 def _news(rng: random.Random, level: int) -> _Request:
-    topic = pick(rng, _TOPICS)
+    topic = pick(rng, vocab.TOPICS)
     args: dict[str, Any] = {"query": topic}
     text = f'Find news articles about "{topic}".'
     text += _maybe(rng, level, args, "language", _NEWS_LANGUAGES)
@@ -472,12 +420,12 @@ def _news(rng: random.Random, level: int) -> _Request:
 
 @_tool("search", "translate_text", "Translate text into another language.",
        text=(_S, "The text to translate."),
-       target_language=(tuple(_LANGUAGES),
+       target_language=(tuple(vocab.LANGUAGES),
                         "en English, fr French, de German, es Spanish, it Italian, ja Japanese.")
        )  # fmt: skip
 def _translate(rng: random.Random, level: int) -> _Request:
-    phrase, target = pick(rng, _PHRASES), pick(rng, ("fr", "de", "es", "it", "ja"))
-    into = f"(target language code {target})" if level == 1 else f"into {_LANGUAGES[target]}"
+    phrase, target = pick(rng, vocab.PHRASES), pick(rng, ("fr", "de", "es", "it", "ja"))
+    into = f"(target language code {target})" if level == 1 else f"into {vocab.LANGUAGES[target]}"
     return f'Translate "{phrase}" {into}.', {"text": phrase, "target_language": target}
 
 
@@ -487,7 +435,7 @@ def _translate(rng: random.Random, level: int) -> _Request:
                   "standard (up to 4 riders), xl (up to 6), premium (luxury car).",
                   "standard"))  # fmt: skip
 def _ride(rng: random.Random, level: int) -> _Request:
-    pickup, dropoff = pick_distinct(rng, _PLACES, 2)
+    pickup, dropoff = pick_distinct(rng, vocab.PLACES, 2)
     args: dict[str, Any] = {"pickup": pickup, "dropoff": dropoff}
     return f"Get me a taxi from {pickup} to {dropoff}." + _maybe(rng, level, args, "ride_type", {
         "standard": ("Ride type: standard.", "It's just the two of us, nothing fancy."),
@@ -503,7 +451,7 @@ def _ride(rng: random.Random, level: int) -> _Request:
              "driving, walking, transit (public transport) or cycling.",
              "driving"))  # fmt: skip
 def _directions(rng: random.Random, level: int) -> _Request:
-    origin, destination = pick_distinct(rng, _PLACES, 2)
+    origin, destination = pick_distinct(rng, vocab.PLACES, 2)
     args: dict[str, Any] = {"origin": origin, "destination": destination}
     return f"How do I get from {origin} to {destination}?" + _maybe(rng, level, args, "mode", {
         "driving": ("Mode: driving.", "I'll take my car."), "walking": ("Mode: walking.", "I'm on foot."),
