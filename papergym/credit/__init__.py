@@ -4,7 +4,16 @@ These are not Wrappers: they need the whole group (or batch) of trajectories. Tr
 `GroupReward` after a group finishes and an `AdvantageHook` when spreading advantages over tokens.
 """
 
+from papergym.credit.feedback import FeedbackAdvantageShaping, FeedbackRequestReward, rdpo_pairs
 from papergym.credit.majority_vote import MajorityVoteReward, majority_vote
 from papergym.credit.protocols import AdvantageHook, GroupReward
 
-__all__ = ["AdvantageHook", "GroupReward", "MajorityVoteReward", "majority_vote"]
+__all__ = [
+    "AdvantageHook",
+    "FeedbackAdvantageShaping",
+    "FeedbackRequestReward",
+    "GroupReward",
+    "MajorityVoteReward",
+    "majority_vote",
+    "rdpo_pairs",
+]

@@ -69,6 +69,24 @@ CATALOGUE: tuple[EnvEntry, ...] = (
         2,
         f"{_REASONING}.test_time:CONTRACT_VARIANTS",
     ),
+    EnvEntry(
+        "papergym/MemoryQA-v0",
+        "papergym.envs.memory_qa.memory_qa_env:MemoryQAEnv",
+        "AWM: working-memory quality for long-document VQA",
+        "long procedural documents read page by page through a capped memory; context reset every step",
+        "procedural documents; extractive reader",
+        100,  # up to 60 pages + the answer, with room for invalid actions
+        "papergym.envs.memory_qa.memory_qa_env:CONTRACT_VARIANTS",
+    ),
+    EnvEntry(
+        "papergym/SearchCritic-v0",
+        "papergym.envs.search.search_critic_env:SearchCriticEnv",
+        "CAFE: search agent with requestable critic feedback (Search-R1 format variant)",
+        "multi-hop questions over a generated encyclopedia; search, one critic-feedback request, answer",
+        "procedural knowledge base; bm25s; oracle critic",
+        40,  # CAFE's 30 tool calls, a feedback request, an answer, and room for a few invalid turns
+        "papergym.envs.search.search_critic_env:CONTRACT_VARIANTS",
+    ),
 )
 
 for _entry in CATALOGUE:
