@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
-TEST_EXTRAS ?= dev,llm,remote,retrieval,vision
+TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train
 DEMO_EXTRAS ?= train
 PYTEST_ARGS ?=
 
