@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
 TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train
-DEMO_EXTRAS ?= train
+DEMO_EXTRAS ?= train,retrieval,vision
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-slow lint bench venv-test venv-demo clean
