@@ -26,8 +26,9 @@ from papergym.envs.reasoning.problem import Problem
 from tests.envs.reasoning._helpers import LEVELS, generated
 
 
-def test_every_constraint_type_has_a_check() -> None:
+def test_every_constraint_type_has_a_check_and_a_description() -> None:
     assert len(CHECKS) >= 12 and set(TYPES) == set(CHECKS)
+    assert all(describe({"type": kind, "n": 2, "word": "w", "keyword": "k", "phrase": "p"}) for kind in TYPES)
 
 
 @pytest.mark.parametrize("level", LEVELS)

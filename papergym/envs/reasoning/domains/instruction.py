@@ -271,40 +271,35 @@ def _times(n: int) -> str:
     return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
 
 
+_DESCRIPTIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "word_count_exact": lambda c: f"Your response must contain exactly {c['n']} words.",
+    "word_count_min": lambda c: f"Your response must contain at least {c['n']} words.",
+    "word_count_max": lambda c: f"Your response must contain at most {c['n']} words.",
+    "lowercase": lambda c: (
+        "Your entire response must be in lowercase letters; no capital letters are allowed."
+    ),
+    "uppercase": lambda c: "Your entire response must be in capital letters.",
+    "keyword_frequency": lambda c: f'Use the word "{c["keyword"]}" at least {_times(c["n"])}.',
+    "forbidden_word": lambda c: f'Do not use the word "{c["word"]}".',
+    "starts_with": lambda c: f'Start your response with the word "{c["word"]}".',
+    "ends_with": lambda c: f'End your response with the exact phrase "{c["phrase"]}" and nothing after it.',
+    "no_commas": lambda c: "Do not use any commas.",
+    "sentence_count": lambda c: f"Write exactly {c['n']} sentence{'s' if c['n'] > 1 else ''}.",
+    "bullet_count": lambda c: (
+        f'Write exactly {c["n"]} bullet points, each on its own line starting with "- ".'
+    ),
+    "quoted": lambda c: "Wrap your entire response in double quotation marks.",
+    "numbered_lines": lambda c: (
+        f'Write exactly {c["n"]} numbered lines, each starting with its number and a period ("1. ").'
+    ),
+    "paragraph_count": lambda c: f"Write exactly {c['n']} paragraphs separated by blank lines.",
+    "title": lambda c: "Include a title wrapped in double angular brackets, such as <<my title>>.",
+}
+
+
 def describe(c: Mapping[str, Any]) -> str:
     """The instruction sentence for one constraint."""
-    kind = c["type"]
-    if kind == "word_count_exact":
-        return f"Your response must contain exactly {c['n']} words."
-    if kind == "word_count_min":
-        return f"Your response must contain at least {c['n']} words."
-    if kind == "word_count_max":
-        return f"Your response must contain at most {c['n']} words."
-    if kind == "lowercase":
-        return "Your entire response must be in lowercase letters; no capital letters are allowed."
-    if kind == "uppercase":
-        return "Your entire response must be in capital letters."
-    if kind == "keyword_frequency":
-        return f'Use the word "{c["keyword"]}" at least {_times(c["n"])}.'
-    if kind == "forbidden_word":
-        return f'Do not use the word "{c["word"]}".'
-    if kind == "starts_with":
-        return f'Start your response with the word "{c["word"]}".'
-    if kind == "ends_with":
-        return f'End your response with the exact phrase "{c["phrase"]}" and nothing after it.'
-    if kind == "no_commas":
-        return "Do not use any commas."
-    if kind == "sentence_count":
-        return f"Write exactly {c['n']} sentence{'s' if c['n'] > 1 else ''}."
-    if kind == "bullet_count":
-        return f'Write exactly {c["n"]} bullet points, each on its own line starting with "- ".'
-    if kind == "quoted":
-        return "Wrap your entire response in double quotation marks."
-    if kind == "numbered_lines":
-        return f'Write exactly {c["n"]} numbered lines, each starting with its number and a period ("1. ").'
-    if kind == "paragraph_count":
-        return f"Write exactly {c['n']} paragraphs separated by blank lines."
-    return "Include a title wrapped in double angular brackets, such as <<my title>>."
+    return _DESCRIPTIONS[c["type"]](c)
 
 
 # --- building a text that satisfies the drawn constraints ----------------------------------------
