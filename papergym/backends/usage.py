@@ -74,3 +74,16 @@ class Usage:
         self._lock = threading.Lock()
         for name in self.COUNTERS:
             setattr(self, name, int(state.get(name, 0)))
+
+
+def usage_of(backend: object) -> Usage | None:
+    """The `Usage` counters behind a backend: its own, or those of the `ChatModel` it wraps (a model role).
+
+    Envs take a snapshot before a call and put ``usage.since(snapshot)`` into ``info["cost"]``; an
+    embedded backend without a model (an oracle critic, a rule reader) has none.
+    """
+    for candidate in (backend, getattr(backend, "model", None)):
+        usage = getattr(candidate, "usage", None)
+        if isinstance(usage, Usage):
+            return usage
+    return None

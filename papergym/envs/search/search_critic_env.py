@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from papergym.backends.protocols import Critic
+from papergym.backends.usage import usage_of
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator
@@ -90,6 +91,8 @@ class _State:
     tool_calls: int = 0
     requests: int = 0
     critic_calls: int = 0
+    critic_tokens: int = 0
+    """Prompt plus completion tokens of model-backed critic calls (0 for the oracle critic)."""
     retrieved: list[int] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     last_results: list[int] = field(default_factory=list)
@@ -355,7 +358,8 @@ class SearchCriticEnv(TextEnv):
         }
         if s.prefix is not None:
             segments |= {"prefix": s.prefix, "feedback": s.feedback}
-        info = {K.SEGMENTS: segments, K.COST: {"critic_calls": s.critic_calls, "tool_calls": s.tool_calls}}
+        cost = {"critic_calls": s.critic_calls, "critic_tokens": s.critic_tokens, "tool_calls": s.tool_calls}
+        info = {K.SEGMENTS: segments, K.COST: cost}
         turn.info = {**turn.info, **info}
         return turn
 
@@ -478,11 +482,16 @@ class SearchCriticEnv(TextEnv):
             )
         messages = [m for m in self._require_episode().messages if m["role"] != "system"]
         s.critic_calls += 1
+        usage = usage_of(self.critic)
+        before = usage.as_dict() if usage is not None else {}
         try:
             reply = self.critic.feedback(s.item.question, messages, seed=int(self.np_random.integers(2**31)))
         except BackendError as exc:
             error = {"type": type(exc).__name__, "message": str(exc), "retryable": exc.retryable}
             return Turn("The critic is unavailable.", truncated=True, info={K.ERROR: error})
+        if usage is not None:
+            spent = usage.since(before)
+            s.critic_tokens += spent["prompt_tokens"] + spent["completion_tokens"]
         match = _FEEDBACK.search(reply)
         text = (match[1] if match else reply).strip()
         s.request_step = len(s.actions)

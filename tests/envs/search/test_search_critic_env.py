@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("bm25s")
 pytest.importorskip("Stemmer")
 
+from papergym.backends.usage import Usage
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.trajectory import OraclePolicy, rollout
@@ -237,6 +238,25 @@ def test_model_critic_with_cafe_prompt() -> None:
     prompt = model.seen[0][-1]["content"]
     assert prompt.startswith("<query>") and env.item.question in prompt and "Do not solve the task" in prompt
     assert "trajectory critic for a Deep Research agent" in model.seen[0][0]["content"]
+
+
+def test_model_critic_tokens_reach_the_cost() -> None:
+    model = _Model("<feedback>Check the entity.</feedback>")
+    model.usage = Usage()  # type: ignore[attr-defined]
+    real_chat = model.chat
+
+    def chat(messages: Sequence[dict], **kwargs: object) -> str:
+        model.usage.add(model_calls=1, prompt_tokens=120, completion_tokens=8)  # type: ignore[attr-defined]
+        return real_chat(messages, **kwargs)  # type: ignore[arg-type]
+
+    model.chat = chat  # type: ignore[method-assign]
+    env = SearchCriticEnv(n_passages=N, critic=cafe_critic(model))
+    env.reset(seed=0)
+    info = env.step("<request_feedback></request_feedback>")[4]
+    assert info[K.COST] == {"critic_calls": 1, "critic_tokens": 128, "tool_calls": 0}
+    oracle_env = SearchCriticEnv(n_passages=N)
+    oracle_env.reset(seed=0)
+    assert oracle_env.step("<request_feedback></request_feedback>")[4][K.COST]["critic_tokens"] == 0
 
 
 def test_critic_fault_truncates_with_an_error() -> None:
