@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | demo | bench.
+"""The ``papergym`` command: list | play | eval | passk | demo | bench.
 
 The command line is the one place that prints; library code logs.
 """
@@ -250,6 +250,34 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_passk(args: argparse.Namespace) -> int:
+    from papergym.baselines.passk import evaluate_pass_at_k
+
+    kwargs = parse_env_kwargs(args.kw)
+    policy = make_policy(args.policy)
+    options = {"split": args.split} if args.split else None
+    result = evaluate_pass_at_k(
+        lambda: gym.make(args.env_id, **kwargs),
+        policy,
+        tasks=args.tasks,
+        n=args.n,
+        ks=args.k,
+        seed=args.seed,
+        options=options,
+    )
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(json.dumps(t) + "\n" for t in result.tasks), encoding="utf-8")
+    failed = sum("error" in t for t in result.tasks)
+    scores = "  ".join(f"pass@{k} {v:.3f}" for k, v in result.scores.items())
+    summary = scores or "no task evaluated"
+    print(f"{args.env_id} {args.policy}: {summary} ({args.tasks - failed} tasks, n={args.n})")
+    if failed:
+        print(f"{failed} task(s) left out after a backend error")
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     env = gym.make(args.env_id, **parse_env_kwargs(args.kw))
     obs, info = env.reset(seed=args.seed)
@@ -309,6 +337,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--episodes", type=int, default=50)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
+
+    passk = sub.add_parser("passk", help="unbiased pass@k of a policy: n samples per task")
+    passk.add_argument("env_id")
+    passk.add_argument("--policy", default="random", help=POLICY_HELP)
+    passk.add_argument("--tasks", type=int, default=50)
+    passk.add_argument("--n", type=int, default=8, help="samples per task")
+    passk.add_argument("--k", type=int, nargs="+", default=[1, 4, 8])
+    passk.add_argument("--seed", type=int, default=0)
+    passk.add_argument("--split", choices=("train", "test"), default=None)
+    passk.add_argument(
+        "--kw", action="append", default=[], metavar="KEY=VALUE", help="env constructor kwargs"
+    )
+    passk.add_argument("--out", default=None, help="JSONL of per-task counts")
+    passk.set_defaults(func=cmd_passk)
 
     bench = sub.add_parser("bench", help="env speed table (benchmarks/env_speed.py)")
     bench.add_argument("--write", default=None, help="markdown file to write the table into")

@@ -1,0 +1,1 @@
+"""Baseline trainers and the small shared pieces they need (DESIGN.md, "Trainers")."""
