@@ -1,0 +1,139 @@
+"""What several trainers share, written once: group advantages, KL estimators, the clipped policy loss.
+
+Formulas from papers/training.md §0.1 (GRPO / DeepSeekMath, DAPO, Dr. GRPO). Every function takes plain
+tensors and a loss mask, so the same code serves prefix masking, TTPO's penalty-only tokens and
+on-policy distillation (their trainers build the mask and the advantages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+Normalization = Literal["seq", "token", "constant"]
+KLEstimator = Literal["k1", "k2", "k3"]
+
+
+def group_advantages(
+    rewards: torch.Tensor, *, std_norm: bool = True, unbiased_std: bool = False, eps: float = 1e-6
+) -> torch.Tensor:
+    """Each member's advantage within its group.
+
+    Args:
+        rewards: ``(B, G)``: B groups of G members.
+        std_norm: divide by the group's standard deviation (GRPO); False gives Dr. GRPO's ``r - mean``.
+        unbiased_std: Bessel-corrected std. Default False (population std), which gives the
+            worked example of training.md §0.1: rewards [1, 1, 1, 0] -> +0.58, -1.73.
+        eps: added to the std, so a zero-variance group gets zero advantages.
+
+    Returns:
+        ``(B, G)`` advantages.
+
+    >>> group_advantages(torch.tensor([[1.0, 1.0, 1.0, 0.0]])).round(decimals=2)
+    tensor([[ 0.5800,  0.5800,  0.5800, -1.7300]])
+    """
+    if rewards.ndim != 2:
+        raise ValueError(f"rewards must be (groups, members), got shape {tuple(rewards.shape)}")
+    centred = rewards - rewards.mean(dim=1, keepdim=True)  # (B, G)
+    if not std_norm:
+        return centred
+    return centred / (rewards.std(dim=1, keepdim=True, unbiased=unbiased_std) + eps)
+
+
+def nonzero_variance_groups(rewards: torch.Tensor) -> torch.Tensor:
+    """``(B,)`` booleans: the groups whose rewards differ (DAPO's dynamic sampling keeps only these)."""
+    return (rewards.max(dim=1).values - rewards.min(dim=1).values) > 0
+
+
+def kl_estimate(logp: torch.Tensor, ref_logp: torch.Tensor, kind: KLEstimator = "k3") -> torch.Tensor:
+    """Per-token estimate of KL(π_θ ‖ π_ref) from the sampled tokens' log-probs (same shape in and out).
+
+    ``k1 = log π_θ - log π_ref``; ``k2 = (k1)² / 2``; ``k3 = π_ref/π_θ - log(π_ref/π_θ) - 1`` (GRPO's,
+    always >= 0).
+    """
+    log_ratio = ref_logp - logp  # log(π_ref / π_θ)
+    if kind == "k1":
+        return -log_ratio
+    if kind == "k2":
+        return 0.5 * log_ratio**2
+    if kind == "k3":
+        return torch.exp(log_ratio) - log_ratio - 1.0
+    raise ValueError(f"kind must be 'k1', 'k2' or 'k3', got {kind!r}")
+
+
+@dataclass
+class LossStats:
+    """Detached diagnostics of one loss computation."""
+
+    clip_fraction: float
+    mean_ratio: float
+    mean_kl: float
+
+
+def clipped_policy_loss(
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    eps_low: float = 0.2,
+    eps_high: float = 0.2,
+    norm: Normalization = "seq",
+    max_length: int | None = None,
+    ref_logp: torch.Tensor | None = None,
+    beta: float = 0.0,
+    kl: KLEstimator = "k3",
+) -> tuple[torch.Tensor, LossStats]:
+    """The clipped surrogate loss of GRPO and its variants (to minimise).
+
+    Args:
+        logp: ``(B, T)`` log-probs of the sampled tokens under the current policy.
+        old_logp: ``(B, T)`` the same under the sampling policy (equal to ``logp`` on the first update).
+        advantages: ``(B,)`` one per sequence, or ``(B, T)`` one per token (advantage hooks, OPD).
+        mask: ``(B, T)`` 1 for tokens that carry loss (the model's own tokens), 0 elsewhere.
+        eps_low, eps_high: the clip range ``[1 - eps_low, 1 + eps_high]`` (DAPO: 0.2 / 0.28).
+        norm: ``"seq"`` averages within each sequence then over sequences (GRPO); ``"token"`` over all
+            loss tokens of the batch (DAPO); ``"constant"`` sums and divides by ``B * max_length``
+            (Dr. GRPO).
+        max_length: the constant of ``norm="constant"``.
+        ref_logp: ``(B, T)`` reference log-probs, needed when ``beta > 0``.
+        beta: the KL penalty weight (DeepSeekMath 0.04; DAPO 0).
+        kl: the KL estimator.
+
+    Returns:
+        The scalar loss and its `LossStats`.
+    """
+    if logp.shape != old_logp.shape or logp.shape != mask.shape:
+        raise ValueError(
+            f"logp, old_logp and mask must share a shape, got {logp.shape}, {old_logp.shape}, {mask.shape}"
+        )
+    if beta > 0 and ref_logp is None:
+        raise ValueError("beta > 0 needs ref_logp")
+    if norm == "constant" and not max_length:
+        raise ValueError("norm='constant' needs max_length (Dr. GRPO divides by the generation budget)")
+    mask = mask.to(logp.dtype)
+    adv = advantages.unsqueeze(1) if advantages.ndim == 1 else advantages  # (B, 1) or (B, T)
+    ratio = torch.exp(logp - old_logp)  # (B, T)
+    clipped = torch.clamp(ratio, 1.0 - eps_low, 1.0 + eps_high)
+    per_token = -torch.minimum(ratio * adv, clipped * adv)  # (B, T)
+    kl_tokens = kl_estimate(logp, ref_logp, kl) if ref_logp is not None else torch.zeros_like(logp)
+    if beta > 0:
+        per_token = per_token + beta * kl_tokens
+    if norm == "seq":
+        loss = ((per_token * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)).mean()
+    elif norm == "token":
+        loss = (per_token * mask).sum() / mask.sum().clamp(min=1.0)
+    elif norm == "constant":
+        loss = (per_token * mask).sum() / (logp.shape[0] * max_length)  # type: ignore[operator]
+    else:
+        raise ValueError(f"norm must be 'seq', 'token' or 'constant', got {norm!r}")
+    with torch.no_grad():
+        tokens = mask.sum().clamp(min=1.0)
+        stats = LossStats(
+            clip_fraction=float((((ratio - clipped).abs() > 0).to(logp.dtype) * mask).sum() / tokens),
+            mean_ratio=float((ratio * mask).sum() / tokens),
+            mean_kl=float((kl_tokens * mask).sum() / tokens),
+        )
+    return loss, stats
