@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 from papergym.backends.protocols import Reader
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
+from papergym.core.tags import last_tagged
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.envs.memory_qa.documents import (
@@ -253,7 +254,7 @@ class MemoryQAEnv(TextEnv):
         r = self._reading()
         base = {K.CONTEXT_RESET: True}
         if r.pos < len(r.chunks):
-            content = _tagged(action, "memory")
+            content = _content(last_tagged(action, "memory"))
             if content is None:
                 feedback = "No memory found: write your new memory between <memory> and </memory>."
                 return self._invalid(f"{feedback}\n\n{self._context()}", **base, **self._where(r))
@@ -271,7 +272,7 @@ class MemoryQAEnv(TextEnv):
                 K.MEMORY_CUT: bool(cut),
             }
             return Turn(note + self._context(), {"format": 0.0}, info=info)
-        content = _tagged(action, "answer")
+        content = _content(last_tagged(action, "answer"))
         if content is None:
             feedback = "No answer found: give your final answer between <answer> and </answer>."
             return self._invalid(f"{feedback}\n\n{self._context()}", **base)
@@ -378,15 +379,8 @@ class MemoryQAEnv(TextEnv):
         )
 
 
-def _tagged(action: str, tag: str) -> str | None:
-    """The content of the last ``<tag>...</tag>`` pair in ``action``, or None (linear time)."""
-    close = action.rfind(f"</{tag}>")
-    if close < 0:
-        return None
-    start = action.rfind(f"<{tag}>", 0, close)
-    if start < 0:
-        return None
-    return action[start + len(tag) + 2 : close]
+def _content(section: tuple[int, str] | None) -> str | None:
+    return None if section is None else section[1]
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [

@@ -10,7 +10,8 @@ import math
 import re
 import unicodedata
 
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+from papergym.core.tags import last_tagged
+
 _BOXED = "\\boxed{"
 _BRACE = re.compile(r"[{}]")
 _TEXT_MACRO = re.compile(r"\\text\{([^{}]*)\}")
@@ -56,10 +57,7 @@ def extract_answer(completion: str) -> str | None:
     True
     """
     boxed = _last_boxed(completion)
-    tagged = None
-    if "<" in completion:
-        for match in _ANSWER_TAG.finditer(completion):
-            tagged = (match.end(), match.group(1))
+    tagged = last_tagged(completion, "answer", ignore_case=True) if "<" in completion else None
     if tagged is None or (boxed is not None and boxed[0] > tagged[0]):
         return None if boxed is None else boxed[1].strip()
     return tagged[1].strip()

@@ -12,6 +12,7 @@ from papergym.backends.protocols import Critic
 from papergym.backends.usage import usage_of
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
+from papergym.core.tags import last_tagged
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import parse_tool_calls
@@ -76,7 +77,6 @@ SEARCH_R1_INVALID = (
     "</search>. If I want to give the final answer, I should put the answer between <answer> and </answer>. "
     "Let me try again."
 )
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _NOTE = re.compile(r"<(plan|think)>(.*?)</\1>", re.DOTALL)
 _R1_ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
 _FEEDBACK = re.compile(r"<feedback>(.*?)</feedback>", re.DOTALL)
@@ -364,8 +364,8 @@ class SearchCriticEnv(TextEnv):
         return turn
 
     def _act_cafe(self, action: str, s: _State) -> Turn:
-        answers = _ANSWER.findall(action)
-        kinds = [bool(answers), "<tool_call>" in action, _REQUEST in action]
+        answer = last_tagged(action, "answer")
+        kinds = [answer is not None, "<tool_call>" in action, _REQUEST in action]
         if sum(kinds) != 1:
             what = "more than one action" if sum(kinds) > 1 else "no action"
             return self._invalid(
@@ -373,8 +373,8 @@ class SearchCriticEnv(TextEnv):
                 "<request_feedback></request_feedback>, or <answer>...</answer>.",
                 **{K.PARSED_ACTION: {}},
             )
-        if answers:
-            return self._answer(answers[-1], s)
+        if answer is not None:
+            return self._answer(answer[1], s)
         if kinds[2]:
             return self._request(s)
         parsed = parse_tool_calls(action)
