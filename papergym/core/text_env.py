@@ -92,6 +92,10 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
     canned_actions: ClassVar[tuple[str, ...]] = ("",)
     terminate_on_invalid: ClassVar[bool] = False
     """Whether an invalid action ends the episode (single-turn envs)."""
+    resets_context: ClassVar[bool] = False
+    """The setting resets the agent's context every step (memory agents): chat observations hold only
+    the current context (the system prompt, if any, and the new text), and ``info["context_reset"]``
+    is True on every step. ``render()`` still shows the whole transcript."""
 
     def __init__(
         self,
@@ -179,6 +183,8 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
         messages.append({"role": turn.role, "content": first})
         self._episode = _Episode(task=task, messages=messages)
         info = {K.TASK_ID: task.task_id, K.SPLIT: task.split, K.DIFFICULTY: task.difficulty, **turn.info}
+        if self.resets_context:
+            info[K.CONTEXT_RESET] = False
         obs = self._observe(f"{system}\n\n{first}" if system else first)
         self._tick(start, reset=True)
         return obs, info
@@ -206,6 +212,8 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
         episode.messages.append({"role": turn.role, "content": text})
         episode.done = turn.terminated or turn.truncated
         info = {K.REWARD_COMPONENTS: dict(turn.reward_components), K.INVALID_ACTION: False, **turn.info}
+        if self.resets_context:
+            info[K.CONTEXT_RESET] = True
         if episode.done:
             info[K.SUCCESS] = self.success_check()
         reward = float(sum(turn.reward_components.values()))
@@ -243,7 +251,11 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
     def _observe(self, text: str) -> Any:
         if self.obs_mode == "text":
             return text
-        return tuple(dict(m) for m in self._require_episode().messages)
+        messages = self._require_episode().messages
+        if self.resets_context:
+            system = [dict(messages[0])] if messages[0]["role"] == "system" else []
+            return (*system, dict(messages[-1]))
+        return tuple(dict(m) for m in messages)
 
     def _cap(self, text: str) -> str:
         if len(text) <= self.max_observation_length:

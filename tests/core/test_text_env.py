@@ -127,3 +127,21 @@ def test_check_env_passes_on_the_base_class(counter_env: CounterEnv) -> None:
         check_env(counter_env, skip_render_check=True)  # unregistered: no spec to re-make with
     assert isinstance(counter_env.action_space.sample(), str)
     assert isinstance(counter_env, gym.Env)
+
+
+def test_context_resetting_envs_show_only_the_current_context() -> None:
+    class ResettingCounter(CounterEnv):
+        resets_context = True
+
+        def _system_prompt(self, task: object) -> str:
+            return "Count."
+
+    env = ResettingCounter(obs_mode="chat", render_mode="ansi")
+    obs, info = env.reset(seed=2)
+    assert [m["role"] for m in obs] == ["system", "user"] and info[K.CONTEXT_RESET] is False
+    env.step("+1")
+    obs, _, _, _, info = env.step("+1")
+    assert obs == ({"role": "system", "content": "Count."}, {"role": "user", "content": "value=2"})
+    assert info[K.CONTEXT_RESET] is True
+    assert "[assistant] +1" in env.render()  # the transcript is still kept for rendering
+    assert K.CONTEXT_RESET not in CounterEnv().reset(seed=0)[1]

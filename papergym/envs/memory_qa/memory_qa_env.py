@@ -118,6 +118,7 @@ class MemoryQAEnv(TextEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    resets_context = True  # the agent sees only the question, its memory and the current page
     canned_actions = (
         "<memory></memory>",
         "<memory>Nothing relevant on this page.</memory>",
@@ -247,17 +248,16 @@ class MemoryQAEnv(TextEnv):
         plan: DocumentPlan = task.payload
         chunks = plan.question.evidence_pages if self.evidence_only else tuple(range(plan.n_pages))
         self._r = _Reading(plan, chunks, page=page_text(plan, chunks[0]))
-        info = {K.CONTEXT_RESET: False, K.PAGE: chunks[0], K.QUESTION_TYPE: plan.question.qtype}
+        info = {K.PAGE: chunks[0], K.QUESTION_TYPE: plan.question.qtype}
         return Turn(self._context(), info=info)
 
     def _act(self, action: str) -> Turn:
         r = self._reading()
-        base = {K.CONTEXT_RESET: True}
         if r.pos < len(r.chunks):
             content = _content(last_tagged(action, "memory"))
             if content is None:
                 feedback = "No memory found: write your new memory between <memory> and </memory>."
-                return self._invalid(f"{feedback}\n\n{self._context()}", **base, **self._where(r))
+                return self._invalid(f"{feedback}\n\n{self._context()}", **self._where(r))
             memory, cut = self._cap_memory(content.strip())
             r.memory = memory
             r.pos += 1
@@ -265,7 +265,6 @@ class MemoryQAEnv(TextEnv):
                 r.page = page_text(r.plan, r.chunks[r.pos])
             note = f"{cut}\n\n" if cut else ""
             info = {
-                **base,
                 **self._where(r),
                 K.PARSED_ACTION: memory,
                 K.MEMORY: memory,
@@ -275,8 +274,8 @@ class MemoryQAEnv(TextEnv):
         content = _content(last_tagged(action, "answer"))
         if content is None:
             feedback = "No answer found: give your final answer between <answer> and </answer>."
-            return self._invalid(f"{feedback}\n\n{self._context()}", **base)
-        return self._finish(content.strip(), base)
+            return self._invalid(f"{feedback}\n\n{self._context()}")
+        return self._finish(content.strip(), {})
 
     def _finish(self, answer: str, info: dict[str, Any]) -> Turn:
         r = self._reading()
@@ -322,13 +321,6 @@ class MemoryQAEnv(TextEnv):
         self._r = replace(state)
 
     # ------------------------------------------------------------------ internals
-    def _observe(self, text: str) -> Any:
-        # The context is reset every step: chat mode shows only the current context, never the
-        # transcript (which `render()` still has).
-        if self.obs_mode == "text":
-            return text
-        return ({"role": "user", "content": text},)
-
     def _where(self, r: _Reading) -> dict[str, Any]:
         return {K.PAGE: r.chunks[r.pos]} if r.pos < len(r.chunks) else {}
 
