@@ -303,11 +303,18 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "env_speed.py"
-    if not script.exists():
-        raise SystemExit("papergym bench runs benchmarks/env_speed.py from a source checkout; none found")
-    sys.argv = [str(script), *(["--write", args.write] if args.write else []), "--repeats", str(args.repeats)]
-    runpy.run_path(str(script), run_name="__main__")
+    """Write the speed tables: per-id latency (env_speed.py), then scale-out and memory (scaleout.py)."""
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    scripts = [
+        ("env_speed.py", ["--repeats", str(args.repeats)]),
+        ("scaleout.py", ["--episodes", str(args.episodes)]),
+    ]
+    for name, extra in scripts:
+        script = folder / name
+        if not script.exists():
+            raise SystemExit(f"papergym bench runs benchmarks/{name} from a source checkout; none found")
+        sys.argv = [str(script), *(["--write", args.write] if args.write else []), *extra]
+        runpy.run_path(str(script), run_name="__main__")
     return 0
 
 
@@ -352,9 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     passk.add_argument("--out", default=None, help="JSONL of per-task counts")
     passk.set_defaults(func=cmd_passk)
 
-    bench = sub.add_parser("bench", help="env speed table (benchmarks/env_speed.py)")
+    bench = sub.add_parser("bench", help="speed tables (benchmarks/env_speed.py, benchmarks/scaleout.py)")
     bench.add_argument("--write", default=None, help="markdown file to write the table into")
     bench.add_argument("--repeats", type=int, default=2000)
+    bench.add_argument("--episodes", type=int, default=16, help="episodes per scale-out cell")
     bench.set_defaults(func=cmd_bench)
     return parser
 

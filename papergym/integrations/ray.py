@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,11 +36,19 @@ __all__ = ["EnvActor", "RayEnvPool", "RayEpisode"]
 class EnvActor:
     """The env side of an episode, run as a Ray actor (`RayEnvPool` wraps it with ``ray.remote``)."""
 
-    def __init__(self, env_id: str, env_kwargs: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        env_kwargs: Mapping[str, Any],
+        wrappers: Sequence[Callable[[gymnasium.Env], gymnasium.Env]] = (),
+    ) -> None:
         import papergym  # noqa: F401  (registers the ids in this worker)
 
         prefixed = env_id if ":" in env_id else f"papergym:{env_id}"
-        self.env = gymnasium.make(prefixed, **dict(env_kwargs))
+        env = gymnasium.make(prefixed, **dict(env_kwargs))
+        for wrapper in wrappers:
+            env = wrapper(env)
+        self.env = env
 
     def spaces(self) -> tuple[gymnasium.Space, gymnasium.Space, Any]:
         return self.env.action_space, self.env.observation_space, self.env.spec
@@ -92,6 +100,8 @@ class RayEnvPool:
         env_id: a papergym id (``"papergym/Reasoning-v0"``).
         num_actors: how many env actors to keep.
         env_kwargs: constructor arguments of every env (variants, backends).
+        wrappers: wrappers applied in order to each env after ``gymnasium.make`` (classes or
+            callables taking the env; pickled to the actors).
         actor_options: ``ray.remote`` options of each actor; defaults to ``{"num_cpus": 0.5}``.
         max_retries: how many times an episode whose actor died is replayed on a new actor.
     """
@@ -102,6 +112,7 @@ class RayEnvPool:
         num_actors: int,
         *,
         env_kwargs: Mapping[str, Any] | None = None,
+        wrappers: Sequence[Callable[[gymnasium.Env], gymnasium.Env]] = (),
         actor_options: Mapping[str, Any] | None = None,
         max_retries: int = 1,
     ) -> None:
@@ -114,14 +125,19 @@ class RayEnvPool:
             raise PapergymError("Ray is not initialised: call ray.init(...) (or ray.init(address=...)) first")
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
+        self.wrappers = tuple(wrappers)
         self.max_retries = max_retries
         self._remote_cls = ray.remote(**dict(actor_options or {"num_cpus": 0.5}))(EnvActor)
         self.actors = [self._new_actor() for _ in range(num_actors)]
         self._spaces = ray.get(self.actors[0].spaces.remote())
         self._lock = threading.Lock()
+        # Free actors, shared by concurrent rollout_group calls: an actor serves one episode at a time.
+        self._free: queue.Queue[Any] = queue.Queue()
+        for actor in self.actors:
+            self._free.put(actor)
 
     def _new_actor(self) -> Any:
-        return self._remote_cls.remote(self.env_id, self.env_kwargs)
+        return self._remote_cls.remote(self.env_id, self.env_kwargs, self.wrappers)
 
     def rollout_group(
         self,
@@ -132,7 +148,7 @@ class RayEnvPool:
         options: Mapping[str, Any] | None = None,
         max_steps: int | None = None,
     ) -> list[RayEpisode]:
-        """Play one task ``group_size`` times, members in parallel on free actors.
+        """Play one task ``group_size`` times, members in parallel on free actors (thread-safe).
 
         As `papergym.core.trajectory.rollout_group`: every member resets with ``seed`` and member
         ``i``'s policy seed is ``member_seed(seed, i)``, so the results equal an in-process group.
@@ -149,16 +165,13 @@ class RayEnvPool:
         """
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
-        free: queue.Queue[Any] = queue.Queue()
-        for actor in self.actors:
-            free.put(actor)
         spec = self._spaces[2]
         limit = max_steps or (spec.max_episode_steps if spec and spec.max_episode_steps else 1000)
 
         def play(member: int) -> RayEpisode:
             episode = RayEpisode(member, None)
             policy = make_policy()
-            actor = free.get()
+            actor = self._free.get()
             try:
                 for _attempt in range(self.max_retries + 1):
                     try:
@@ -169,7 +182,7 @@ class RayEnvPool:
                         episode.failures.append(f"{type(error).__name__}: {error}")
                         actor = self._replace(actor)
             finally:
-                free.put(actor)
+                self._free.put(actor)
             return episode
 
         with ThreadPoolExecutor(max_workers=min(group_size, len(self.actors))) as pool:
