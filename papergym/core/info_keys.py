@@ -36,6 +36,8 @@ ERROR = "error"
 """dict: ``{"type", "message", "retryable"}`` when a backend fault truncated the episode."""
 CONTEXT_RESET = "context_reset"
 """bool: the agent's visible context was reset (memory envs)."""
+TOOLS = "tools"
+"""list[dict]: the tools' OpenAI function schemas, at reset (envs whose tools vary by task)."""
 
 # Env-specific keys.
 DOMAIN = "domain"

@@ -1,0 +1,101 @@
+"""The TRL adapters with the real TRL GRPOTrainer on the CPU (settings of DEPENDENCIES.md §9)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import papergym  # noqa: F401
+from papergym.integrations.trl import dataset, environment_factory, environment_reward, reward_function
+
+REASONING = "papergym/Reasoning-v0"
+SEARCH = "papergym/SearchCritic-v0"
+
+
+def test_reward_function_replays_the_rows_task() -> None:
+    rows = dataset(REASONING, 4, seed=5)
+    reward = reward_function(REASONING)
+    env = gym.make(REASONING)
+    right = []
+    for row in rows:
+        env.reset(seed=row["seed"], options={"task_id": row["task_id"]})
+        right.append(env.unwrapped.oracle_action())
+    columns = {"task_id": [r["task_id"] for r in rows], "seed": [r["seed"] for r in rows]}
+    good = reward(None, right, **columns)
+    bad = reward(None, [[{"role": "assistant", "content": "no idea"}]] * 4, **columns)
+    assert all(g > b for g, b in zip(good, bad, strict=True))
+    with pytest.raises(ValueError, match="task_id and seed"):
+        reward(None, right)
+
+
+def test_environment_class_exposes_the_env_tools_as_typed_methods() -> None:
+    cls = environment_factory(SEARCH)
+    signature = inspect.signature(cls.search)
+    assert list(signature.parameters) == ["self", "query"]
+    from transformers.utils import get_json_schema
+
+    schema = get_json_schema(cls().search)["function"]
+    assert schema["name"] == "search" and schema["parameters"]["required"] == ["query"]
+    env = cls()
+    env.reset(seed=3)
+    reply = env.search(query=["film director"])
+    assert "<information>" in reply and env.tool_calls == 1
+    assert env.last_info["tool_calls"] == [{"name": "search", "arguments": {"query": ["film director"]}}]
+    # the final answer is stepped by the reward function, which returns the env's return
+    twin = cls()
+    twin.reset(seed=3)
+    assert environment_reward(None, ["<answer>x</answer>"], [twin]) == [twin.total_reward]
+    assert twin.done
+    with pytest.raises(ValueError, match="no tools"):
+        environment_factory(REASONING)
+
+
+def test_trl_grpo_trains_two_steps_on_a_single_turn_env(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    trl = pytest.importorskip("trl")
+    from transformers import AutoTokenizer
+
+    rows = dataset(REASONING, 8, seed=0)
+    returned: list[list[float]] = []
+    scorer = reward_function(REASONING)
+
+    def counted(prompts, completions, **columns):
+        rewards = scorer(prompts, completions, **columns)
+        returned.append(rewards)
+        return rewards
+
+    config = trl.GRPOConfig(
+        output_dir=str(tmp_path / "out"),
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=8,
+        learning_rate=1e-4,
+        use_vllm=False,
+        use_cpu=True,
+        bf16=False,
+        fp16=False,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        seed=0,
+    )
+    tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
+    trainer = trl.GRPOTrainer(
+        model=str(tiny_checkpoint),
+        reward_funcs=counted,
+        args=config,
+        train_dataset=datasets.Dataset.from_list(rows),
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    assert sum(len(r) for r in returned) == 8  # every completion of both steps went through the env
+    logged = [entry for entry in trainer.state.log_history if "reward" in entry]
+    assert len(logged) == 2
+    for entry, rewards in zip(logged, returned, strict=True):  # the env's rewards reached the trainer
+        assert entry["reward"] == pytest.approx(sum(rewards) / len(rewards))
+    json.dumps(logged)  # the log is plain data
