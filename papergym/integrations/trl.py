@@ -106,7 +106,7 @@ def reward_function(
         del prompts
         task_ids, seeds = columns.get("task_id"), columns.get("seed")
         if task_ids is None or seeds is None:
-            raise ValueError("the dataset needs the task_id and seed columns of papergym.integrations.trl.dataset")
+            raise ValueError("the dataset needs the task_id and seed columns of papergym's trl.dataset()")
         rewards = []
         for completion, task_id, seed in zip(completions, task_ids, seeds, strict=True):
             env.reset(seed=int(seed), options={"task_id": task_id})
@@ -166,8 +166,8 @@ class _TRLEnvironment:
     def reset(self, **row: Any) -> str:
         """Reset the env to the row's task (``task_id`` / ``seed`` columns, if any)."""
         options = {"task_id": row["task_id"]} if row.get("task_id") else None
-        seed = row.get("seed")
-        observation, self.last_info = self.env.reset(seed=None if seed is None else int(seed), options=options)
+        seed = None if row.get("seed") is None else int(row["seed"])
+        observation, self.last_info = self.env.reset(seed=seed, options=options)
         self.total_reward, self.done, self.tool_calls = 0.0, False, 0
         return str(observation)
 
@@ -215,7 +215,9 @@ def environment_factory(env_id: str, *, env_kwargs: Mapping[str, Any] | None = N
     return type(f"{name}TRLEnvironment", (_TRLEnvironment,), namespace)
 
 
-def environment_reward(prompts: Any, completions: Sequence[Any], environments: Sequence[Any], **_: Any) -> list[float]:
+def environment_reward(
+    prompts: Any, completions: Sequence[Any], environments: Sequence[Any], **_: Any
+) -> list[float]:
     """TRL reward function for `environment_factory` envs: steps each final answer, returns the env's return.
 
     TRL passes the rollouts' environment instances as ``environments``; the final assistant message of
