@@ -11,7 +11,7 @@ TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train,dist
 DEMO_EXTRAS ?= train,retrieval,vision
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow lint bench venv-test venv-demo clean
+.PHONY: demo test test-slow test-verl lint bench venv-test venv-demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,15 @@ lint: venv-test
 	$(VENV)/bin/ruff format --check papergym tests benchmarks
 
 test: lint
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow and not verl" $(PYTEST_ARGS)
+
+# verl in its own virtualenv (its transformers pin differs from the rest), torch first as everywhere.
+VERL_VENV ?= .venv-verl
+test-verl:
+	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install "$(TORCH_SPEC)"
+	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[verl,llm,dev]"
+	$(VERL_VENV)/bin/python -m pytest -q -m verl tests/integrations $(PYTEST_ARGS)
 
 test-slow: venv-test
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
