@@ -41,7 +41,7 @@ VERL_VENV ?= .venv-verl
 test-verl:
 	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
 	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install "$(TORCH_SPEC)"
-	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[verl,llm,dev]"
+	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[verl,llm,dev,retrieval]"
 	$(VERL_VENV)/bin/python -m pytest -q -m verl tests/integrations $(PYTEST_ARGS)
 
 test-slow: venv-test

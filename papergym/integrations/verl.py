@@ -128,7 +128,7 @@ def _agent_loop_class() -> type:
             messages: list[dict[str, Any]] = [{"role": "user", "content": str(observation)}]
             token_ids = await self.ct_build_initial_tokens(messages)
             mask: list[int] = []
-            logprobs: list[float] | None = None
+            logprobs: list[float] = []
             request_id = uuid4().hex  # one id per episode: the server keeps its prefix cache
             total, turns, done = 0.0, 0, False
             while not done:
@@ -142,7 +142,8 @@ def _agent_loop_class() -> type:
                     logprobs if (logprobs or output.log_probs) else None,
                     assistant_logprobs=output.log_probs or None,
                 )
-                token_ids, logprobs = merged.token_ids, new_logprobs if new_logprobs is not None else logprobs
+                token_ids = merged.token_ids
+                logprobs = new_logprobs if new_logprobs is not None else logprobs
                 action = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
                 observation, reward, terminated, truncated, info = env.step(action)
                 total, turns = total + float(reward), turns + 1
@@ -154,7 +155,8 @@ def _agent_loop_class() -> type:
                     merged, mask, new_logprobs = await self.ct_merge_context_msg(
                         previous, messages, token_ids, mask, logprobs or None
                     )
-                    token_ids, logprobs = merged.token_ids, new_logprobs if logprobs else logprobs
+                    token_ids = merged.token_ids
+                    logprobs = new_logprobs if new_logprobs is not None else logprobs
                     done = len(mask) >= self.response_length
             response_ids = token_ids[len(token_ids) - len(mask) :]
             return AgentLoopOutput(

@@ -66,15 +66,20 @@ def test_agent_loop_keeps_the_model_tokens_and_masks_the_env(tiny_checkpoint: Pa
         {"actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 4096}}}
     )
     server = OracleServer()
-    loop = PapergymAgentLoop(
-        trainer_config=DictConfigWrap(config),
-        server_manager=server,
-        tokenizer=tokenizer,
-        processor=None,
-        dataset_cls=None,
-        data_config=DictConfigWrap(OmegaConf.create({})),
-    )
-    output = asyncio.run(loop.run({"temperature": 1.0}, raw_prompt=row["prompt"], **row))
+
+    async def play() -> Any:
+        # verl's agent loop binds to the event loop it is built in: build it inside the running one
+        loop = PapergymAgentLoop(
+            trainer_config=DictConfigWrap(config),
+            server_manager=server,
+            tokenizer=tokenizer,
+            processor=None,
+            dataset_cls=None,
+            data_config=DictConfigWrap(OmegaConf.create({})),
+        )
+        return await loop.run({"temperature": 1.0}, raw_prompt=row["prompt"], **row)
+
+    output = asyncio.run(play())
 
     assert output.reward_score == pytest.approx(server.total) and output.extra_fields["success"]
     assert output.extra_fields["env_steps"] == len(server.generated) >= 2
