@@ -18,15 +18,13 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import gymnasium as gym
+from readme_section import write_section
 
 import papergym
 
-BEGIN, END = "<!-- env_speed:begin -->", "<!-- env_speed:end -->"
 ANCHOR_SNIPPET = """
 import json, time, statistics, reasoning_gym
 ds = reasoning_gym.create_dataset("basic_arithmetic", size=100000, seed=1)
@@ -167,15 +165,7 @@ def main() -> None:
     result = table(args.repeats, args.anchor_python)
     print(result)
     if args.write:
-        path = Path(args.write)
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        section = f"{BEGIN}\n{result}\n{END}"
-        if BEGIN in text and END in text:
-            text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) :]
-        else:
-            text = text.rstrip() + "\n\n## Env speed (`papergym bench`)\n\n" + section + "\n"
-        path.write_text(text, encoding="utf-8")
-        print(f"written to {path}", file=sys.stderr)
+        write_section(args.write, "env_speed", "Env speed (`papergym bench`)", result)
 
 
 if __name__ == "__main__":

@@ -26,22 +26,20 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from readme_section import write_section
 
 import papergym
 from papergym.core.vector import LLMVectorEnv, play_episodes
 
-BEGIN, END = "<!-- scaleout:begin -->", "<!-- scaleout:end -->"
 HINT = "benchmark_oracle_action"
 
 
@@ -228,17 +226,7 @@ def main() -> None:
     result = table(args.env, args.episodes, args.latency_ms, with_ray)
     print(result)
     if args.write:
-        path = Path(args.write)
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        section = f"{BEGIN}\n{result}\n{END}"
-        if BEGIN in text and END in text:
-            text = text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) :]
-        else:
-            text = (
-                text.rstrip() + "\n\n## Scale-out and memory (`benchmarks/scaleout.py`)\n\n" + section + "\n"
-            )
-        path.write_text(text, encoding="utf-8")
-        print(f"written to {path}", file=sys.stderr)
+        write_section(args.write, "scaleout", "Scale-out and memory (`benchmarks/scaleout.py`)", result)
 
 
 if __name__ == "__main__":

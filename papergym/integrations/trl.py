@@ -31,6 +31,7 @@ from typing import Any
 import gymnasium
 
 from papergym.core import info_keys as K
+from papergym.integrations.tasks import first_observations
 
 logger = logging.getLogger(__name__)
 
@@ -75,21 +76,16 @@ def dataset(
     Wrap it with ``datasets.Dataset.from_list(rows)`` for TRL. Task ``i`` is the env's reset with seed
     ``seed + i`` on ``split``; the row's ``task_id`` replays exactly that task in `reward_function`.
     """
-    env = _make(env_id, env_kwargs)
-    rows = []
-    try:
-        for i in range(n):
-            observation, info = env.reset(seed=seed + i, options={"split": split})
-            rows.append(
-                {
-                    "prompt": [{"role": "user", "content": str(observation)}],
-                    "task_id": info[K.TASK_ID],
-                    "seed": seed + i,
-                }
-            )
-    finally:
-        env.close()
-    return rows
+    return [
+        {
+            "prompt": [{"role": "user", "content": str(observation)}],
+            "task_id": info[K.TASK_ID],
+            "seed": task_seed,
+        }
+        for task_seed, observation, info in first_observations(
+            env_id, n, seed=seed, split=split, env_kwargs=env_kwargs
+        )
+    ]
 
 
 def reward_function(

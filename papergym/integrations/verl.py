@@ -45,6 +45,7 @@ import gymnasium
 
 from papergym.core import info_keys as K
 from papergym.core.errors import require
+from papergym.integrations.tasks import first_observations
 
 logger = logging.getLogger(__name__)
 
@@ -66,31 +67,24 @@ def verl_rows(
     Task ``i`` is the env's reset with seed ``seed + i`` on ``split``; ``extra_info`` names it exactly
     (``task_id``), so the agent loop replays the same task.
     """
-    import papergym  # noqa: F401  (registers the ids)
-
-    kwargs = dict(env_kwargs or {})
-    env = gymnasium.make(env_id, **kwargs)
-    rows = []
-    try:
-        for i in range(n):
-            observation, info = env.reset(seed=seed + i, options={"split": split})
-            rows.append(
-                {
-                    "data_source": env_id,
-                    "agent_name": AGENT_NAME,
-                    "prompt": [{"role": "user", "content": str(observation)}],
-                    "reward_model": {"style": "rule", "ground_truth": ""},
-                    "extra_info": {
-                        "env_id": env_id,
-                        "env_kwargs": json.dumps(kwargs, sort_keys=True),
-                        "seed": seed + i,
-                        "task_id": info[K.TASK_ID],
-                    },
-                }
-            )
-    finally:
-        env.close()
-    return rows
+    kwargs = json.dumps(dict(env_kwargs or {}), sort_keys=True)
+    return [
+        {
+            "data_source": env_id,
+            "agent_name": AGENT_NAME,
+            "prompt": [{"role": "user", "content": str(observation)}],
+            "reward_model": {"style": "rule", "ground_truth": ""},
+            "extra_info": {
+                "env_id": env_id,
+                "env_kwargs": kwargs,
+                "seed": task_seed,
+                "task_id": info[K.TASK_ID],
+            },
+        }
+        for task_seed, observation, info in first_observations(
+            env_id, n, seed=seed, split=split, env_kwargs=env_kwargs
+        )
+    ]
 
 
 @cache
