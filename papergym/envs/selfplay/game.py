@@ -46,6 +46,7 @@ OPEN_ENDED = "writing"
 VERIFIABLE_DOMAINS: tuple[str, ...] = ("math", "code", "science")
 """The reasoning domains whose answers are compared exactly (their generators supply the material)."""
 JudgeLabels = Literal["structural", "self_scored"]
+Agreement = Literal["hard", "soft"]
 _SCORES = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -93,6 +94,7 @@ class SelfPlayGame:
         domains: Sequence[str],
         group_size: int,
         judge_labels: JudgeLabels,
+        agreement: Agreement,
         pair_kinds: Sequence[str],
         amplification: AmplificationMode,
         max_pairs: int,
@@ -109,6 +111,8 @@ class SelfPlayGame:
             )
         if judge_labels not in ("structural", "self_scored"):
             raise ValueError(f"judge_labels must be 'structural' or 'self_scored', got {judge_labels!r}")
+        if agreement not in ("hard", "soft"):
+            raise ValueError(f"agreement must be 'hard' or 'soft', got {agreement!r}")
         bad = set(pair_kinds) - {"role_asymmetry", "subtask_amplification"}
         if not pair_kinds or bad:
             raise ValueError(
@@ -119,6 +123,7 @@ class SelfPlayGame:
         self.domains = tuple(domains)
         self.group_size = int(group_size)
         self.judge_labels = judge_labels
+        self.agreement = agreement
         self.pair_kinds = tuple(pair_kinds)
         self.amplification = amplification
         self.max_pairs = int(max_pairs)
@@ -231,7 +236,9 @@ class SelfPlayGame:
         ref_score = r.scores[index[r.reference if r.domain == OPEN_ENDED else f"\\boxed{{{r.reference}}}"]]
         if r.domain == OPEN_ENDED:
             r.solver_rewards = bt_win_rates(answer_scores)
-            r.agreement = float(np.mean([s > ref_score for s in answer_scores]))
+            margins = np.asarray(answer_scores) - ref_score
+            soft = 1.0 / (1.0 + np.exp(-np.clip(margins, -50.0, 50.0)))
+            r.agreement = float(np.mean(margins > 0 if self.agreement == "hard" else soft))
         else:
             hits = [float(self._matches(r, a)) for a in r.answers]
             r.solver_rewards, r.agreement = hits, float(np.mean(hits))

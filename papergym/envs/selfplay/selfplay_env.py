@@ -17,7 +17,7 @@ from pettingzoo.utils import wrappers
 
 from papergym.backends.protocols import ChatModel
 from papergym.core.spaces import FreeText
-from papergym.envs.selfplay.game import OPEN_ENDED, ROLES, JudgeLabels, SelfPlayGame
+from papergym.envs.selfplay.game import OPEN_ENDED, ROLES, Agreement, JudgeLabels, SelfPlayGame
 from papergym.envs.selfplay.judges import BTJudge, ModelPreferenceJudge, PairwiseJudge
 from papergym.envs.selfplay.pairs import AmplificationMode
 from papergym.envs.selfplay.writing import DEFAULT_RUBRIC, QualityRubric
@@ -70,6 +70,7 @@ class _SelfPlayBase:
         group_size: int,
         judge: PairwiseJudge | ChatModel | str,
         judge_labels: JudgeLabels,
+        agreement: Agreement,
         pair_kinds: Sequence[str],
         amplification: AmplificationMode,
         max_pairs: int,
@@ -93,6 +94,7 @@ class _SelfPlayBase:
             domains=domains,
             group_size=group_size,
             judge_labels=judge_labels,
+            agreement=agreement,
             pair_kinds=pair_kinds,
             amplification=amplification,
             max_pairs=max_pairs,
@@ -161,10 +163,10 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
 
     ## Reward
     Given to every agent when the round ends. Challenger: R-Zero's uncertainty ``1 - 2|p̂ - 0.5|``
-    (p̂: the share of answers equal to the reference, verifiable; the share the judge scores above the
-    reference, open-ended), -1 for an unparseable task (which ends the round); the batch's
-    repetition penalty is `papergym.credit.rzero.RZeroReward`. Solver: the mean over its answers of
-    exact match (verifiable) or the judge's Bradley–Terry win rate against the other answers
+    (p̂: the share of answers equal to the reference, verifiable; open-ended, the share the judge scores
+    above the reference, or with ``agreement="soft"`` the mean BT probability ``σ(s_i - s_ref)``), -1
+    for an unparseable task (which ends the round); the batch's repetition penalty is
+    `papergym.credit.rzero.RZeroReward`. Solver: the mean over its answers of exact match (verifiable) or the judge's Bradley–Terry win rate against the other answers
     (open-ended); per-answer rewards in ``info["solver_rewards"]``; an empty answer scores
     ``-format_penalty``. Judge: the share of structural pairs it orders correctly
     (``-format_penalty`` for unreadable scores).
@@ -180,6 +182,8 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
       whose action `judge_action` returns (the judge agent may be any policy).
     - ``judge_labels``: ``"structural"`` (pairs labelled by construction) or ``"self_scored"``
       (relabelled by the judge's own scores: the self-reinforcing ablation).
+    - ``agreement``: ``"hard"`` (§1.6's share of answers beating the reference) or ``"soft"`` (their
+      mean BT win probability against it; inferred, continuous when the reference always wins).
     - ``pair_kinds``, ``amplification`` (``"drop"`` / ``"amplify"``), ``max_pairs``: the structural
       pair constructions, inferred (papers/training.md §1.6).
     - ``trainable``: per-role flags reported in ``info["trainable"]`` (a trainer may freeze roles).
@@ -211,6 +215,7 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
         group_size: int = 4,
         judge: PairwiseJudge | ChatModel | str = "bt",
         judge_labels: JudgeLabels = "structural",
+        agreement: Agreement = "hard",
         pair_kinds: Sequence[str] = ("role_asymmetry", "subtask_amplification"),
         amplification: AmplificationMode = "drop",
         max_pairs: int = 32,
@@ -226,6 +231,7 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
             group_size=group_size,
             judge=judge,
             judge_labels=judge_labels,
+            agreement=agreement,
             pair_kinds=pair_kinds,
             amplification=amplification,
             max_pairs=max_pairs,
