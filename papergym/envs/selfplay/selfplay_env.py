@@ -168,8 +168,9 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
     for an unparseable task (which ends the round); the batch's repetition penalty is
     `papergym.credit.rzero.RZeroReward`. Solver: the mean over its answers of exact match
     (verifiable) or the judge's Bradley–Terry win rate against the other answers (open-ended);
-    per-answer rewards in ``info["solver_rewards"]``; an empty answer scores ``-format_penalty``. Judge: the share of structural pairs it orders correctly
-    (``-format_penalty`` for unreadable scores).
+    per-answer rewards in ``info["solver_rewards"]``; an empty answer scores ``-format_penalty``.
+    Judge: the share of structural pairs it orders correctly (``-format_penalty`` for unreadable
+    scores).
 
     ## Episode End
     All agents terminate when the judge has scored (or at once after an unparseable task).
