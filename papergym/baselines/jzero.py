@@ -14,7 +14,8 @@ Per iteration k:
 
 The policies are pluggable: anything with ``act(observation, rng) -> Sample`` and
 ``update(samples, advantages)`` (`ChallengerPolicy` and `SolverPolicy` are small trainable ones), and
-any `PairwiseJudge` (trained when it has ``update(pairs)``). Evaluation each iteration: the hidden
+any `PairwiseJudge` (trained when it has ``update(pairs)``). A role the env marks
+``trainable=False`` (``env_kwargs={"trainable": {...}}``) is frozen. Evaluation each iteration: the hidden
 quality of the solver's answers to fixed held-out tasks, and the judge's agreement with the hidden
 quality (pairwise concordance on a fixed probe set of texts).
 """
@@ -194,7 +195,8 @@ class JZeroLoop:
         ]
         rewards = self.reward(trajectories)
         adv = group_advantages(torch.tensor(rewards).view(cfg.briefs, cfg.challenger_group))
-        self.challenger.update([r.challenger for r in rounds], adv.flatten().tolist())
+        if self.env.trainable["challenger"]:
+            self.challenger.update([r.challenger for r in rounds], adv.flatten().tolist())
 
         low, high = cfg.band
         kept = [
@@ -205,7 +207,7 @@ class JZeroLoop:
         ]
         pool = kept if cfg.judge_pool == "kept" else rounds
         pairs = [_pair(p) for r in pool for p in r.infos["judge"].get(K.PAIRS, [])]
-        update = getattr(self.judge, "update", None)
+        update = getattr(self.judge, "update", None) if self.env.trainable["judge"] else None
         judge_loss = float(update(pairs)) if callable(update) and pairs else 0.0
 
         solver_samples: list[Sample] = []
@@ -219,7 +221,8 @@ class JZeroLoop:
             solver_rewards += list(got)
             solver_samples += replay.answers
             solver_adv += group_advantages(torch.tensor([got], dtype=torch.float32))[0].tolist()
-        self.solver.update(solver_samples, solver_adv)
+        if self.env.trainable["solver"]:
+            self.solver.update(solver_samples, solver_adv)
 
         quality, agreement = self.evaluate()
         stats = IterationStats(

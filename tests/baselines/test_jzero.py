@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -31,6 +33,29 @@ def test_the_loop_runs_two_iterations_and_trains_every_role() -> None:
     assert not np.allclose(loop.judge.weights, judge_before)
     moved = [not bool((loop.solver.heads.logits[k] == v).all()) for k, v in solver_before.items()]
     assert any(moved) or sum(s.kept_tasks for s in stats) == 0
+
+
+def test_frozen_roles_are_not_updated() -> None:
+    loop = JZeroLoop(SMALL, env_kwargs={"trainable": {"judge": False, "challenger": False}})
+    judge_before = loop.judge.weights.copy()
+    challenger_before = {k: v.detach().clone() for k, v in loop.challenger.heads.logits.items()}
+    loop.run(1)
+    assert np.array_equal(loop.judge.weights, judge_before) and loop.history[0].judge_loss == 0.0
+    assert all(bool((loop.challenger.heads.logits[k] == v).all()) for k, v in challenger_before.items())
+
+
+def test_benchmark_table_and_readme_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import selfplay_quality
+
+    results = {label: np.full((2, 3, 3), 0.5) for label in selfplay_quality.LABELS}
+    text = selfplay_quality.table(results, seeds=2)
+    assert "| init | 0.500 ± 0.000" in text and "| 2 |" in text
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n")
+    selfplay_quality.write(readme, text)
+    selfplay_quality.write(readme, text)  # rewriting replaces the section
+    assert readme.read_text().count(selfplay_quality.BEGIN) == 1
 
 
 def test_the_loop_is_deterministic_given_its_seed() -> None:

@@ -177,7 +177,8 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
 
     ## Arguments
     - ``domains``: from ``writing``, ``math``, ``code``, ``science``; one is drawn per round
-      (``reset(options={"domain": ...})`` picks it).
+      (``reset(options={"domain": ...})`` picks it; other option keys are ignored, as PettingZoo's
+      ``api_test`` passes arbitrary ones).
     - ``group_size``: G, the solver's answers per task (default 4).
     - ``judge``: ``"bt"`` (a `BTJudge`), any `PairwiseJudge`, or a `ChatModel`; the env's own judge,
       whose action `judge_action` returns (the judge agent may be any policy).
