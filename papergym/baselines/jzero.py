@@ -7,8 +7,9 @@ Per iteration k:
    task with `papergym.credit.rzero.RZeroReward` over the batch; GRPO update of the challenger.
 2. **Task filtering**: keep the tasks whose p̂ lies in the informative band (R-Zero keeps
    3..7 agreeing answers of 10, p̂ in [0.3, 0.7] [S: paperium]; with G answers the band is an argument).
-3. **Judge step**: a Bradley–Terry update of the judge on the kept rounds' preference pairs (labelled
-   by construction, or by the judge itself under ``judge_labels="self_scored"``).
+3. **Judge step**: a Bradley–Terry update of the judge on the preference pairs of the challenger step's
+   rounds (all parseable ones, or only the kept ones: ``judge_pool``), labelled by construction, or by
+   the judge itself under ``judge_labels="self_scored"``.
 4. **Solver step**: replay each kept task, the solver answers G times, the updated judge scores;
    GRPO update of the solver on ``info["solver_rewards"]``.
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -105,7 +106,6 @@ class IterationStats:
     kept_tasks: int
     judge_pairs: int
     judge_loss: float
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
