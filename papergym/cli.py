@@ -196,9 +196,12 @@ def _summary(trajectories: list[Trajectory]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    width = max(len(e.id) for e in papergym.CATALOGUE)
+    entries = [*papergym.CATALOGUE, *papergym.MULTIAGENT_CATALOGUE]
+    width = max(len(e.id) for e in entries)
     for e in papergym.CATALOGUE:
         print(f"{e.id:<{width}}  {e.paper}: {e.summary}")
+    for m in papergym.MULTIAGENT_CATALOGUE:
+        print(f"{m.id:<{width}}  {m.paper}: {m.summary} [multi-agent: papergym.make_multiagent]")
     return 0
 
 

@@ -70,5 +70,25 @@ PAGE = "page"
 QUESTION_TYPE = "question_type"
 """str: the question's type (``single``, ``aggregate``, ``compare`` in MemoryQA)."""
 
-LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS})
+# Self-play (papergym/SelfPlay-v0).
+PHASE = "phase"
+"""str: the role that acts next in a self-play round (``challenger``, ``solver``, ``judge``) or ``done``."""
+TRAINABLE = "trainable"
+"""bool: whether this agent's role is marked trainable (a trainer may freeze any role)."""
+SOLVER_AGREEMENT = "solver_agreement"
+"""float: p̂, the share of the solver's answers that agree with (verifiable) or beat (open-ended, by the
+judge's scores) the challenger's reference."""
+SOLVER_REWARDS = "solver_rewards"
+"""list[float]: the reward of each of the solver's G answers, in order."""
+CANDIDATES = "candidates"
+"""list[str]: the texts the judge scored, in the order of its scores."""
+JUDGE_SCORES = "judge_scores"
+"""list[float]: the judge's score of each candidate."""
+PAIRS = "pairs"
+"""list[dict]: the round's preference pairs: ``chosen_index`` / ``rejected_index`` into the candidates, the
+``task``, ``chosen`` and ``rejected`` texts, ``kind`` and ``detail``."""
+HIDDEN_QUALITY = "hidden_quality"
+"""list[float]: the hidden quality of each answer (solver) or candidate (judge); evaluation only."""
+
+LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS, HIDDEN_QUALITY})
 """Keys that carry a gold label: evaluation only."""
