@@ -70,3 +70,7 @@ QUESTION_TYPE = "question_type"
 
 LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS})
 """Keys that carry a gold label: evaluation only."""
+TOOLS = "tools"
+"""list[dict]: the tools' schemas in OpenAI's function format (service env, at reset)."""
+POLICY = "policy"
+"""str: the domain policy the agent must follow (service env, at reset)."""
