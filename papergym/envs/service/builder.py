@@ -40,11 +40,15 @@ class TaskBuilder:
         """The oracle says ``template.format(*resolved args)``."""
         self.plan.append(Say(template, tuple(args)))
 
-    def call(self, name: str, gold: Mapping[str, Any], plan: Mapping[str, Any] | None = None, label: str = "") -> None:
+    def call(
+        self, name: str, gold: Mapping[str, Any], plan: Mapping[str, Any] | None = None, label: str = ""
+    ) -> None:
         """A gold action with concrete ``gold`` arguments, which the oracle computes from ``plan``."""
         plan = dict(gold) if plan is None else dict(plan)
         if set(plan) != set(gold):
-            raise ValueError(f"{self.template}: plan and gold arguments of {name} differ: {set(plan) ^ set(gold)}")
+            raise ValueError(
+                f"{self.template}: plan and gold arguments of {name} differ: {set(plan) ^ set(gold)}"
+            )
         self.gold.append(Action(f"{self.template}_{len(self.gold)}", name, dict(gold)))
         self.plan.append(Call(name, plan, label))
 
@@ -75,7 +79,9 @@ class TaskBuilder:
                 nl_predicates=[predicate for _, predicate in self.nl],
                 reward_basis=basis,
             ),
-            script=UserScript(facts=dict(self.facts), requests=list(self.requests), confirm=self.confirm, stop=self.stop),
+            script=UserScript(
+                facts=dict(self.facts), requests=list(self.requests), confirm=self.confirm, stop=self.stop
+            ),
             plan=tuple(self.plan),
             template=self.template,
         )

@@ -48,7 +48,7 @@ class ServiceDB:
     {'name': 'Ann', 'orders': []}
     """
 
-    __slots__ = ("base", "overlay", "_journal")
+    __slots__ = ("_journal", "base", "overlay")
 
     def __init__(self, base: Mapping[str, Table]) -> None:
         self.base = base
@@ -196,7 +196,9 @@ class ServiceDB:
         return self.fork()
 
     def __getstate__(self) -> tuple[Any, ...]:
-        overlay = {t: {k: (None if r is _MISSING else r) for k, r in v.items()} for t, v in self.overlay.items()}
+        overlay = {
+            t: {k: (None if r is _MISSING else r) for k, r in v.items()} for t, v in self.overlay.items()
+        }
         removed = [(t, k) for t, v in self.overlay.items() for k, r in v.items() if r is _MISSING]
         return self.base, overlay, removed
 

@@ -93,7 +93,9 @@ class Toolkit:
         if validate:
             tool = tools.get(name)
             if tool is None:
-                return CallResult(f"Error: unknown tool {name!r}; available: {', '.join(tools)}", None, True, True)
+                return CallResult(
+                    f"Error: unknown tool {name!r}; available: {', '.join(tools)}", None, True, True
+                )
             problem = tool.validate(arguments)
             if problem is not None:
                 return CallResult(f"Error: {problem}", None, True, True)
@@ -183,4 +185,6 @@ class Domain(abc.ABC):
             task = template.build(rng, world, split)
             if task is not None:
                 return task
-        raise RuntimeError(f"{self.name}: no template found an entity in 100 draws; the database is too small")
+        raise RuntimeError(
+            f"{self.name}: no template found an entity in 100 draws; the database is too small"
+        )

@@ -78,7 +78,9 @@ class ScriptedJudge:
         elif kind in ("called", "not_called"):
             hit = any(line.startswith(f"[tool_call] {arg} ") for line in lines)
         else:
-            raise ValueError(f"unknown ScriptedJudge predicate {criterion!r}; use said/not_said/called/not_called")
+            raise ValueError(
+                f"unknown ScriptedJudge predicate {criterion!r}; use said/not_said/called/not_called"
+            )
         return float(hit if not kind.startswith("not_") else not hit)
 
 
@@ -132,7 +134,9 @@ def evaluate(
         )
     if "COMMUNICATE" in basis:
         said = [e["text"].lower().replace(",", "") for e in events if e["kind"] == "agent"]
-        checks["communicate"] = all(any(info.lower() in text for text in said) for info in crit.communicate_info)
+        checks["communicate"] = all(
+            any(info.lower() in text for text in said) for info in crit.communicate_info
+        )
     if "ACTION" in basis:
         calls = [(e["name"], e["arguments"]) for e in events if e["kind"] == "tool"]
         checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)
@@ -146,7 +150,8 @@ def evaluate(
         elif judge is not None:
             prompt = task.scenario_text()
             checks["nl_assertion"] = all(
-                judge.score(prompt, transcript, criterion=text, seed=seed) >= JUDGE_PASS for text in crit.nl_assertions
+                judge.score(prompt, transcript, criterion=text, seed=seed) >= JUDGE_PASS
+                for text in crit.nl_assertions
             )
         else:
             unevaluated = [f"nl_assertion: {text}" for text in crit.nl_assertions]

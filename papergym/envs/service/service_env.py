@@ -102,7 +102,8 @@ class ServiceAgentEnv(TextEnv):
     - ``domain``: ``"retail"`` (``"airline"`` where registered).
     - ``tau2_data``: a tau2 domain folder to run instead of the generated default.
     - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
-    - ``judge``: a `Judge` for loaded tau2 NL assertions (e.g. ``ModelJudge(model, template=NL_JUDGE_TEMPLATE)``).
+    - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
+      ``ModelJudge(model, template=NL_JUDGE_TEMPLATE)``.
     - ``enforce_policy``: refuse writes before authentication or on another user's records (default:
       on for generated tasks, off for tau2 data, whose tools do not check it).
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
@@ -160,7 +161,9 @@ class ServiceAgentEnv(TextEnv):
         self.max_errors = int(max_errors)
         if self.tau2_data is not None:
             loaded = _tau2(self.tau2_data, domain)
-            self.splits: tuple[str, ...] = tuple(s for s in ("train", "test") if loaded.splits.get(s)) or ("base",)
+            self.splits: tuple[str, ...] = tuple(s for s in ("train", "test") if loaded.splits.get(s)) or (
+                "base",
+            )
         else:
             self.splits = ("train", "test")
         self._s: _State | None = None
@@ -171,7 +174,9 @@ class ServiceAgentEnv(TextEnv):
         return get_domain(self.domain_name)
 
     def _base(self) -> dict[str, Any]:
-        return _tau2(self.tau2_data, self.domain_name).db if self.tau2_data else _generated(self.domain_name)[0]
+        return (
+            _tau2(self.tau2_data, self.domain_name).db if self.tau2_data else _generated(self.domain_name)[0]
+        )
 
     def _policy(self) -> str:
         return _tau2(self.tau2_data, self.domain_name).policy if self.tau2_data else self._domain().policy
@@ -179,7 +184,9 @@ class ServiceAgentEnv(TextEnv):
     def generated_task(self, split: str, index: int) -> ServiceTask:
         """Generated task ``index`` of ``split`` (the same on every machine)."""
         if split not in DEFAULT_SPLIT_SIZES or not 0 <= index < DEFAULT_SPLIT_SIZES[split]:
-            raise ValueError(f"generated tasks are train/test with index in 0..{DEFAULT_SPLIT_SIZES.get(split, 1) - 1}")
+            raise ValueError(
+                f"generated tasks are train/test with index in 0..{DEFAULT_SPLIT_SIZES.get(split, 1) - 1}"
+            )
         world = _generated(self.domain_name)[1]
         rng = random.Random(stable_seed("service", self.domain_name, split, index))
         task = self._domain().generate_task(rng, world, split)
@@ -216,7 +223,10 @@ class ServiceAgentEnv(TextEnv):
     # ------------------------------------------------------------------ episode
     def _system_prompt(self, task: Task) -> str:
         tools = json.dumps([t.schema() for t in self._domain().toolkit.tools().values()], indent=1)
-        return f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{self._policy()}\n</policy>\n<tools>\n{tools}\n</tools>"
+        return (
+            f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{self._policy()}\n</policy>\n"
+            f"<tools>\n{tools}\n</tools>"
+        )
 
     def _start(self, task: Task) -> Turn:
         service_task: ServiceTask = task.payload
@@ -228,7 +238,10 @@ class ServiceAgentEnv(TextEnv):
         self._s = _State(task=service_task, db=db)
         self._bind_user()
         opening = self._user_reply()
-        info = {K.TOOLS: [t.schema() for t in self._domain().toolkit.tools().values()], K.POLICY: self._policy()}
+        info = {
+            K.TOOLS: [t.schema() for t in self._domain().toolkit.tools().values()],
+            K.POLICY: self._policy(),
+        }
         if isinstance(opening, Turn):  # the user simulator failed before the first word
             return Turn(opening.text, truncated=True, info={**info, **opening.info})
         return Turn(opening, info=info)
@@ -247,7 +260,9 @@ class ServiceAgentEnv(TextEnv):
         except BackendError as exc:
             error = {"type": type(exc).__name__, "message": str(exc)[:500], "retryable": exc.retryable}
             s.outcome = Outcome(0.0)
-            return Turn(f"The user simulator failed: {error['message']}", truncated=True, info={K.ERROR: error})
+            return Turn(
+                f"The user simulator failed: {error['message']}", truncated=True, info={K.ERROR: error}
+            )
         text = str(text)
         s.dialogue.append({"role": "user", "content": text})
         s.events.append({"kind": "user", "text": text})
@@ -268,7 +283,13 @@ class ServiceAgentEnv(TextEnv):
             turn = self._message(action)
         if not (turn.terminated or turn.truncated) and self._episode_steps() + 1 >= self.max_steps:
             s.outcome = Outcome(0.0)
-            return Turn(turn.text + "\n[The step limit is reached.]", {**turn.reward_components, "outcome": 0.0}, truncated=True, info={**turn.info, **self._final_info()}, role=turn.role)
+            return Turn(
+                turn.text + "\n[The step limit is reached.]",
+                {**turn.reward_components, "outcome": 0.0},
+                truncated=True,
+                info={**turn.info, **self._final_info()},
+                role=turn.role,
+            )
         return turn
 
     def _episode_steps(self) -> int:
@@ -296,14 +317,26 @@ class ServiceAgentEnv(TextEnv):
             if not error:  # a copy (the JSON text), never the live record
                 s.plan_ctx.results[s.plan_await] = _decode(result_text)
             s.plan_await = ""
-        s.events.append({"kind": "tool", "name": name, "arguments": arguments, "result": result_text, "error": error})
-        info = {K.TOOL_CALLS: [{"name": name, "arguments": arguments}], K.TOOL_RESULTS: [result_text], K.PARSED_ACTION: name}
+        s.events.append(
+            {"kind": "tool", "name": name, "arguments": arguments, "result": result_text, "error": error}
+        )
+        info = {
+            K.TOOL_CALLS: [{"name": name, "arguments": arguments}],
+            K.TOOL_RESULTS: [result_text],
+            K.PARSED_ACTION: name,
+        }
         components = {"format": -self.format_penalty} if invalid else {}
         if invalid:
             info[K.INVALID_ACTION] = True
         if s.errors >= self.max_errors:
             s.outcome = Outcome(0.0)
-            return Turn(result_text + f"\n[{self.max_errors} tool errors: the episode ends.]", {**components, "outcome": 0.0}, terminated=True, info={**info, **self._final_info()}, role="tool")
+            return Turn(
+                result_text + f"\n[{self.max_errors} tool errors: the episode ends.]",
+                {**components, "outcome": 0.0},
+                terminated=True,
+                info={**info, **self._final_info()},
+                role="tool",
+            )
         return Turn(result_text, components, info=info, role="tool")
 
     def _message(self, text: str) -> Turn:
@@ -314,7 +347,9 @@ class ServiceAgentEnv(TextEnv):
             return self._finish("")
         reply = self._user_reply()
         if isinstance(reply, Turn):
-            return Turn(reply.text, {"outcome": 0.0}, truncated=True, info={**reply.info, **self._final_info()})
+            return Turn(
+                reply.text, {"outcome": 0.0}, truncated=True, info={**reply.info, **self._final_info()}
+            )
         if stop_token(reply) is not None:
             return self._finish(reply)
         return Turn(reply, info={K.PARSED_ACTION: None})
@@ -332,7 +367,12 @@ class ServiceAgentEnv(TextEnv):
             judge=self.judge,
             seed=int(self.np_random.integers(2**31)) if self.judge is not None else None,
         )
-        return Turn(text or "[The conversation has ended.]", {"outcome": s.outcome.reward}, terminated=True, info=self._final_info())
+        return Turn(
+            text or "[The conversation has ended.]",
+            {"outcome": s.outcome.reward},
+            terminated=True,
+            info=self._final_info(),
+        )
 
     def _final_info(self) -> dict[str, Any]:
         outcome = self._require().outcome or Outcome(0.0)
@@ -362,7 +402,11 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         if s.task.plan is not None:
             return s.task.plan
-        calls = tuple(Call(a.name, {k: Lit(v) for k, v in a.arguments.items()}) for a in s.task.criteria.actions if a.requestor == "assistant")
+        calls = tuple(
+            Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
+            for a in s.task.criteria.actions
+            if a.requestor == "assistant"
+        )
         info = s.task.criteria.communicate_info
         closing = Say("; ".join(info) + " " + STOP if info else STOP)
         return (*calls, closing)

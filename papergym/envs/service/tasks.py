@@ -245,6 +245,8 @@ def load_tau2_folder(folder: str | Path, domain: str) -> Tau2Folder:
     for name, ids in splits.items():
         unknown = [i for i in ids if i not in tasks]
         if unknown:
-            raise ValueError(f"{path / 'split_tasks.json'}: split {name!r} names unknown task ids {unknown[:5]}")
+            raise ValueError(
+                f"{path / 'split_tasks.json'}: split {name!r} names unknown task ids {unknown[:5]}"
+            )
     policy = (path / "policy.md").read_text(encoding="utf-8")
     return Tau2Folder(db=db, tasks=tasks, splits=splits, policy=policy)

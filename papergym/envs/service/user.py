@@ -70,7 +70,9 @@ class ScriptedUser:
             return TRANSFER
         if "?" in last:
             if "(yes/no)" in low or "confirm" in low:
-                return "Yes, please go ahead." if script.confirm else f"No, please do not do that. {script.stop}"
+                return (
+                    "Yes, please go ahead." if script.confirm else f"No, please do not do that. {script.stop}"
+                )
             answers = [f"My {topic} is {value}." for topic, value in script.facts.items() if topic in low]
             answers += [f"I don't know my {t}." for t in ASKED_TOPICS if t in low and t not in script.facts]
             if answers:
@@ -118,13 +120,19 @@ class ModelUser(_ChatModelUser):
         task: ServiceTask | None = None,
     ) -> None:
         scenario = f"\n<scenario>\n{task.scenario_text()}\n</scenario>" if task is not None else ""
-        super().__init__(model, system_prompt=guidelines + scenario, temperature=temperature, max_tokens=max_tokens)
+        super().__init__(
+            model, system_prompt=guidelines + scenario, temperature=temperature, max_tokens=max_tokens
+        )
         self.guidelines = guidelines
         self.task = task
 
     def for_task(self, task: ServiceTask) -> ModelUser:
         return ModelUser(
-            self.model, guidelines=self.guidelines, temperature=self.temperature, max_tokens=self.max_tokens, task=task
+            self.model,
+            guidelines=self.guidelines,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            task=task,
         )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ModelUser:

@@ -40,11 +40,16 @@ class RetailDomain(Domain):
 
     def guard(self, db: ServiceDB, session: Session, name: str, arguments: Mapping[str, Any]) -> str | None:
         if session.user_id is None:
-            return "Policy: authenticate the user (find their user id by email, or by name and zip code) before any change."
+            return (
+                "Policy: authenticate the user (find their user id by email, or by name and zip code) "
+                "before any change."
+            )
         owner = arguments.get("user_id")
         if owner is None:
             order = db.get("orders", arguments.get("order_id", ""))
-            owner = order["user_id"] if order is not None else session.user_id  # the tool reports a missing order
+            owner = (
+                order["user_id"] if order is not None else session.user_id
+            )  # the tool reports a missing order
         if owner != session.user_id:
             return "Policy: you can only act for the authenticated user; this belongs to another user."
         return None

@@ -16,30 +16,58 @@ _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "T-Shirt": {"color": ("blue", "red", "black", "white"), "size": ("S", "M", "L", "XL")},
     "Water Bottle": {"capacity": ("500ml", "750ml", "1000ml"), "color": ("blue", "green", "black")},
     "Office Chair": {"material": ("fabric", "leather", "mesh"), "color": ("black", "gray", "blue")},
-    "Mechanical Keyboard": {"switch type": ("linear", "tactile", "clicky"), "backlight": ("none", "white", "RGB")},
-    "Smart Thermostat": {"compatibility": ("Apple HomeKit", "Google Assistant", "Amazon Alexa"), "color": ("white", "black")},
+    "Mechanical Keyboard": {
+        "switch type": ("linear", "tactile", "clicky"),
+        "backlight": ("none", "white", "RGB"),
+    },
+    "Smart Thermostat": {
+        "compatibility": ("Apple HomeKit", "Google Assistant", "Amazon Alexa"),
+        "color": ("white", "black"),
+    },
     "Running Shoes": {"size": ("8", "9", "10", "11"), "color": ("black", "white", "red")},
     "Desk Lamp": {"color": ("black", "white", "silver"), "brightness": ("low", "medium", "high")},
     "Backpack": {"color": ("black", "grey", "navy"), "size": ("small", "medium", "large")},
-    "Wireless Earbuds": {"color": ("black", "white", "blue"), "battery life": ("4 hours", "6 hours", "8 hours")},
-    "Coffee Maker": {"capacity": ("4 cups", "8 cups", "12 cups"), "type": ("drip", "espresso", "french press")},
+    "Wireless Earbuds": {
+        "color": ("black", "white", "blue"),
+        "battery life": ("4 hours", "6 hours", "8 hours"),
+    },
+    "Coffee Maker": {
+        "capacity": ("4 cups", "8 cups", "12 cups"),
+        "type": ("drip", "espresso", "french press"),
+    },
     "Hiking Boots": {"size": ("8", "9", "10", "11"), "material": ("leather", "synthetic")},
     "Yoga Mat": {"thickness": ("4mm", "6mm", "8mm"), "color": ("blue", "purple", "green")},
     "Laptop": {"screen size": ("13-inch", "15-inch"), "storage": ("256GB SSD", "512GB SSD", "1TB SSD")},
     "Tablet": {"screen size": ("8-inch", "10-inch"), "color": ("black", "silver", "gold")},
     "Smartphone Case": {"material": ("silicone", "leather", "plastic"), "color": ("black", "red", "clear")},
     "Bluetooth Speaker": {"color": ("black", "blue", "red"), "waterproof": ("yes", "no")},
-    "Electric Kettle": {"capacity": ("1L", "1.5L", "2L"), "material": ("glass", "stainless steel", "plastic")},
+    "Electric Kettle": {
+        "capacity": ("1L", "1.5L", "2L"),
+        "material": ("glass", "stainless steel", "plastic"),
+    },
     "Air Purifier": {"room size": ("small", "medium", "large"), "filter type": ("HEPA", "carbon")},
     "Vacuum Cleaner": {"type": ("upright", "canister", "robotic"), "bagged/bagless": ("bagged", "bagless")},
     "Sunglasses": {"frame color": ("black", "brown", "silver"), "lens color": ("green", "brown", "blue")},
-    "Wristwatch": {"strap material": ("leather", "metal", "silicone"), "dial color": ("black", "white", "blue")},
+    "Wristwatch": {
+        "strap material": ("leather", "metal", "silicone"),
+        "dial color": ("black", "white", "blue"),
+    },
     "Jigsaw Puzzle": {"pieces": ("500", "1000", "1500"), "theme": ("animals", "art", "landscape")},
-    "Skateboard": {"deck material": ("maple", "bamboo", "plastic"), "length": ("28 inch", "31 inch", "34 inch")},
+    "Skateboard": {
+        "deck material": ("maple", "bamboo", "plastic"),
+        "length": ("28 inch", "31 inch", "34 inch"),
+    },
     "Tea Kettle": {"material": ("glass", "ceramic", "stainless steel"), "capacity": ("1 liter", "2 liters")},
     "Cycling Helmet": {"size": ("S", "M", "L"), "color": ("black", "white", "red")},
-    "Gaming Mouse": {"color": ("black", "white"), "sensor type": ("optical", "laser"), "connectivity": ("wired", "wireless")},
-    "Portable Charger": {"capacity": ("5000mAh", "10000mAh", "20000mAh"), "color": ("black", "white", "blue")},
+    "Gaming Mouse": {
+        "color": ("black", "white"),
+        "sensor type": ("optical", "laser"),
+        "connectivity": ("wired", "wireless"),
+    },
+    "Portable Charger": {
+        "capacity": ("5000mAh", "10000mAh", "20000mAh"),
+        "color": ("black", "white", "blue"),
+    },
     "Digital Camera": {"resolution": ("20MP", "24MP", "30MP"), "zoom": ("3x", "5x", "10x")},
     "Headphones": {"type": ("on-ear", "over-ear", "in-ear"), "color": ("black", "white", "red")},
     "Garden Hose": {"length": ("25ft", "50ft", "100ft"), "material": ("rubber", "vinyl", "latex")},
@@ -48,33 +76,130 @@ _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "Bookshelf": {"material": ("wood", "metal", "glass"), "height": ("3 ft", "5 ft", "6 ft")},
     "Action Camera": {"resolution": ("1080p", "4K", "5K"), "waterproof": ("yes", "no")},
     "Fleece Jacket": {"size": ("S", "M", "L", "XL"), "color": ("black", "navy", "red")},
-    "Indoor Security Camera": {"resolution": ("1080p", "2K", "4K"), "field of view": ("110 degrees", "130 degrees")},
+    "Indoor Security Camera": {
+        "resolution": ("1080p", "2K", "4K"),
+        "field of view": ("110 degrees", "130 degrees"),
+    },
     "Makeup Kit": {"skin tone": ("light", "medium", "dark"), "brand": ("Brand A", "Brand B", "Brand C")},
     "Perfume": {"scent family": ("woody", "fresh", "oriental"), "size": ("30ml", "50ml", "100ml")},
     "Espresso Machine": {"pressure": ("9 bar", "15 bar", "19 bar"), "capacity": ("1L", "1.5L", "2L")},
     "Grill": {"type": ("electric", "charcoal", "gas"), "size": ("portable", "medium", "full-size")},
-    "Dumbbell Set": {"weight range": ("5-25 lbs", "30-50 lbs", "55-75 lbs"), "material": ("iron", "rubber", "urethane")},
-    "Cookware Set": {"material": ("stainless steel", "non-stick", "cast iron"), "piece count": ("8", "10", "12")},
-    "Electric Toothbrush": {"color": ("white", "black", "blue"), "battery type": ("rechargeable", "AA batteries")},
+    "Dumbbell Set": {
+        "weight range": ("5-25 lbs", "30-50 lbs", "55-75 lbs"),
+        "material": ("iron", "rubber", "urethane"),
+    },
+    "Cookware Set": {
+        "material": ("stainless steel", "non-stick", "cast iron"),
+        "piece count": ("8", "10", "12"),
+    },
+    "Electric Toothbrush": {
+        "color": ("white", "black", "blue"),
+        "battery type": ("rechargeable", "AA batteries"),
+    },
     "Wall Clock": {"diameter": ("10 inches", "12 inches", "14 inches"), "color": ("black", "white", "wood")},
     "Luggage Set": {"piece count": ("2-piece", "3-piece", "4-piece"), "color": ("black", "blue", "red")},
     "Fleece Blanket": {"size": ("throw", "queen", "king"), "color": ("grey", "blue", "red")},
     "Bicycle": {"frame size": ("small", "medium", "large"), "type": ("road", "mountain", "city")},
     "Patio Umbrella": {"size": ("6 ft", "7 ft", "9 ft"), "color": ("red", "green", "blue")},
-    "E-Reader": {"screen size": ("6-inch", "7-inch", "8-inch"), "connectivity": ("Wi-Fi", "Wi-Fi + Cellular")},
+    "E-Reader": {
+        "screen size": ("6-inch", "7-inch", "8-inch"),
+        "connectivity": ("Wi-Fi", "Wi-Fi + Cellular"),
+    },
     "Smart Watch": {"color": ("black", "silver", "gold"), "band": ("leather", "metal", "silicone")},
 }
-_FIRST = (
-    "Noah Emma Liam Olivia Yusuf Sofia Mei Raj Aarav Fatima Ivan Lei Chen Yara Daiki Omar Isabella Lucas Amelia "
-    "Ethan Mia James Ava Harper Mason Evelyn Anya Juan Sophia Ahmed Mohamed Priya Hiro Ingrid Kofi Nia Mateo"
-).split()
-_LAST = (
-    "Brown Smith Rossi Garcia Kim Nguyen Li Khan Ito Silva Santos Muller Kovacs Wilson Moore Thomas Taylor Lee "
-    "Hernandez Lopez Ahmed Johnson Anderson Gonzalez Martin Sanchez Patel Davis Clark Lewis"
-).split()
-_STREETS = ("Main Street", "Sunset Drive", "River Road", "Elm Avenue", "Oak Street", "Hillcrest Drive", "Lakeview Drive", "Park Avenue")
-_CITIES = (("Denver", "CO"), ("New York", "NY"), ("Austin", "TX"), ("Seattle", "WA"), ("Chicago", "IL"),
-           ("Phoenix", "AZ"), ("Boston", "MA"), ("Columbus", "OH"), ("San Diego", "CA"), ("Charlotte", "NC"))
+_FIRST = [
+    "Noah",
+    "Emma",
+    "Liam",
+    "Olivia",
+    "Yusuf",
+    "Sofia",
+    "Mei",
+    "Raj",
+    "Aarav",
+    "Fatima",
+    "Ivan",
+    "Lei",
+    "Chen",
+    "Yara",
+    "Daiki",
+    "Omar",
+    "Isabella",
+    "Lucas",
+    "Amelia",
+    "Ethan",
+    "Mia",
+    "James",
+    "Ava",
+    "Harper",
+    "Mason",
+    "Evelyn",
+    "Anya",
+    "Juan",
+    "Sophia",
+    "Ahmed",
+    "Mohamed",
+    "Priya",
+    "Hiro",
+    "Ingrid",
+    "Kofi",
+    "Nia",
+    "Mateo",
+]
+_LAST = [
+    "Brown",
+    "Smith",
+    "Rossi",
+    "Garcia",
+    "Kim",
+    "Nguyen",
+    "Li",
+    "Khan",
+    "Ito",
+    "Silva",
+    "Santos",
+    "Muller",
+    "Kovacs",
+    "Wilson",
+    "Moore",
+    "Thomas",
+    "Taylor",
+    "Lee",
+    "Hernandez",
+    "Lopez",
+    "Ahmed",
+    "Johnson",
+    "Anderson",
+    "Gonzalez",
+    "Martin",
+    "Sanchez",
+    "Patel",
+    "Davis",
+    "Clark",
+    "Lewis",
+]
+_STREETS = (
+    "Main Street",
+    "Sunset Drive",
+    "River Road",
+    "Elm Avenue",
+    "Oak Street",
+    "Hillcrest Drive",
+    "Lakeview Drive",
+    "Park Avenue",
+)
+_CITIES = (
+    ("Denver", "CO"),
+    ("New York", "NY"),
+    ("Austin", "TX"),
+    ("Seattle", "WA"),
+    ("Chicago", "IL"),
+    ("Phoenix", "AZ"),
+    ("Boston", "MA"),
+    ("Columbus", "OH"),
+    ("San Diego", "CA"),
+    ("Charlotte", "NC"),
+)
 _BRANDS = ("visa", "mastercard", "amex", "discover")
 STATUSES: tuple[str, ...] = ("pending", "processed", "delivered", "cancelled")
 
@@ -171,7 +296,9 @@ def generate_retail_db(seed: int, n_users: int = N_USERS) -> dict[str, Any]:
             history = [{"transaction_type": "payment", "amount": total, "payment_method_id": payer}]
             fulfillments = []
             if status in ("processed", "delivered"):
-                fulfillments = [{"tracking_id": [_digits(rng, 12, used)], "item_ids": [i["item_id"] for i in items]}]
+                fulfillments = [
+                    {"tracking_id": [_digits(rng, 12, used)], "item_ids": [i["item_id"] for i in items]}
+                ]
             order: dict[str, Any] = {
                 "order_id": order_id,
                 "user_id": user_id,

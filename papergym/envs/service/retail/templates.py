@@ -28,7 +28,7 @@ Build = Callable[[random.Random, RetailWorld, str], ServiceTask | None]
 
 # ---------------------------------------------------------------------- shared steps
 def _auth(b: TaskBuilder, world: RetailWorld, user_id: str, rng: random.Random) -> str:
-    """Authenticate (email or name + zip) and read the user's details (label ``user``); the prose known info."""
+    """Authenticate (email, or name + zip) and read the user's details (label ``user``)."""
     user = world.user(user_id)
     first, last = user["name"]["first_name"], user["name"]["last_name"]
     zip_code = user["address"]["zip"]
@@ -40,7 +40,9 @@ def _auth(b: TaskBuilder, world: RetailWorld, user_id: str, rng: random.Random) 
     else:
         b.facts |= {"first name": first, "last name": last, "zip code": zip_code}
         b.unknown.append("You do not remember your email address.")
-        b.say("I can help with that. First, could you please tell me your first name, last name and zip code?")
+        b.say(
+            "I can help with that. First, could you please tell me your first name, last name and zip code?"
+        )
         b.call(
             "find_user_id_by_name_zip",
             {"first_name": first, "last_name": last, "zip": zip_code},
@@ -67,6 +69,11 @@ def _find_order(b: TaskBuilder, world: RetailWorld, user_id: str, where: Match) 
         labels.append(label)
         b.call("get_order_details", {"order_id": order_id}, {"order_id": Res("user", ("orders", i))}, label)
     return Pick(tuple(labels), where)
+
+
+def _in_order(found: Pick | None, path: tuple[Any, ...]) -> Any:
+    """``path`` in the order found by search (``found``), or in the order read under label ``order``."""
+    return Res("order", path) if found is None else Pick(found.labels, found.where, path)
 
 
 def _unique_order(world: RetailWorld, user_id: str, status: str, product: str) -> bool:
@@ -124,7 +131,7 @@ def _cancel(by_name_search: bool, reason: str, name: str) -> Build:
             where = Match({"status": "pending", "items": Match({"name": product})})
             target = _find_order(b, world, order["user_id"], where)
             oid: Any = Pick(target.labels, where, ("order_id",))
-            goal = f"You want to cancel your pending order that contains a {product}; you do not know its order id"
+            goal = f"You want to cancel your pending order that contains a {product}; you do not know its id"
             opening = f"Hi! I want to cancel my pending order with the {product} in it. The reason: {reason}."
         else:
             _ask_order(b, order["order_id"])
@@ -138,7 +145,11 @@ def _cancel(by_name_search: bool, reason: str, name: str) -> Build:
             {"order_id": oid, "reason": Lit(reason)},
             "cancel",
         )
-        b.say("Order {0} is now {1}. The refund goes to the original payment method.", oid, Res("cancel", ("status",)))
+        b.say(
+            "Order {0} is now {1}. The refund goes to the original payment method.",
+            oid,
+            Res("cancel", ("status",)),
+        )
         b.communicate.append("cancelled")
         return b.build("", opening, known, f"{goal}, because it is {reason}.")
 
@@ -162,33 +173,49 @@ def _return(to_gift_card: bool, all_items: bool, search: bool, name: str) -> Bui
         known = _auth(b, world, user["user_id"], rng)
         if search:
             b.unknown.append("You do not know the order id.")
-            pick = _find_order(b, world, user["user_id"], Match({"status": "delivered", "items": Match({"name": items[0]["name"]})}))
-            label_order = pick.labels
-            oid: Any = Pick(label_order, pick.where, ("order_id",))
-            item_ref: Callable[[str], Any] = lambda n: Pick(label_order, pick.where, ("items", Match({"name": n}), "item_id"))  # noqa: E731
-            payer: Any = Pick(label_order, pick.where, ("payment_history", 0, "payment_method_id"))
+            pick = _find_order(
+                b,
+                world,
+                user["user_id"],
+                Match({"status": "delivered", "items": Match({"name": items[0]["name"]})}),
+            )
+            found: Pick | None = pick
         else:
             _ask_order(b, order["order_id"])
-            oid = Res("order", ("order_id",))
-            item_ref = lambda n: Res("order", ("items", Match({"name": n}), "item_id"))  # noqa: E731
-            payer = Res("order", ("payment_history", 0, "payment_method_id"))
+            found = None
+        oid: Any = _in_order(found, ("order_id",))
+        payer: Any = _in_order(found, ("payment_history", 0, "payment_method_id"))
         names = [i["name"] for i in items]
         if to_gift_card:
-            method_id, method_ref = cards[0]["id"], Res("user", ("payment_methods", Match({"source": "gift_card"}), "id"))
+            method_id, method_ref = (
+                cards[0]["id"],
+                Res("user", ("payment_methods", Match({"source": "gift_card"}), "id")),
+            )
             where = "your gift card"
         else:
             method_id, method_ref = order["payment_history"][0]["payment_method_id"], payer
             where = "the original payment method"
         gold_items = sorted(i["item_id"] for i in items)
-        plan_items = [item_ref(n) for n in sorted(names, key=lambda n: next(i["item_id"] for i in items if i["name"] == n))]
-        b.say("I will request a return of {0} from order {1}, refunded to {2}." + CONFIRM, Lit(", ".join(names)), oid, method_ref)
+        plan_items = [
+            _in_order(found, ("items", Match({"name": n}), "item_id"))
+            for n in sorted(names, key=lambda n: next(i["item_id"] for i in items if i["name"] == n))
+        ]
+        b.say(
+            "I will request a return of {0} from order {1}, refunded to {2}." + CONFIRM,
+            Lit(", ".join(names)),
+            oid,
+            method_ref,
+        )
         b.call(
             "return_delivered_order_items",
             {"order_id": order["order_id"], "item_ids": gold_items, "payment_method_id": method_id},
             {"order_id": oid, "item_ids": plan_items, "payment_method_id": method_ref},
             "ret",
         )
-        b.say("The return is requested; the order status is now {0}. You will get an email on how to send the items back.", Res("ret", ("status",)))
+        b.say(
+            "The return is requested; the order status is now {0}. An email explains how to send the items.",
+            Res("ret", ("status",)),
+        )
         b.communicate.append("return requested")
         what = "everything in" if all_items else f"the {names[0]} from"
         opening = f"Hi, I'd like to return {what} an order I received, with the refund to {where}."
@@ -216,7 +243,10 @@ def _exchange(n_items: int, pay: str, name: str, *, pending: bool = False) -> Bu
             cards = [m for m in user["payment_methods"].values() if m["source"] == "gift_card"]
             if not cards or cards[0]["balance"] < diff:
                 return None
-            method_id, method_ref = cards[0]["id"], Res("user", ("payment_methods", Match({"source": "gift_card"}), "id"))
+            method_id, method_ref = (
+                cards[0]["id"],
+                Res("user", ("payment_methods", Match({"source": "gift_card"}), "id")),
+            )
             phrase = "my gift card"
         else:
             method_id = order["payment_history"][0]["payment_method_id"]
@@ -235,20 +265,44 @@ def _exchange(n_items: int, pay: str, name: str, *, pending: bool = False) -> Bu
                 {"product_id": Res("order", ("items", Match({"name": item["name"]}), "product_id"))},
                 f"p{k}",
             )
-        wanted = "; ".join(f"the {i['name']} for the one with {_options(n['options'])}" for i, n in zip(items, news, strict=True))
+        wanted = "; ".join(
+            f"the {i['name']} for the one with {_options(n['options'])}"
+            for i, n in zip(items, news, strict=True)
+        )
         old_ref = [Res("order", ("items", Match({"name": i["name"]}), "item_id")) for i in items]
-        new_ref = [Res(f"p{k}", ("variants", Match({"options": n["options"], "available": True}), "item_id")) for k, n in enumerate(news)]
+        new_ref = [
+            Res(f"p{k}", ("variants", Match({"options": n["options"], "available": True}), "item_id"))
+            for k, n in enumerate(news)
+        ]
         verb = "modify" if pending else "exchange"
-        b.say(f"I will {verb} {{0}} in order {{1}}; the price difference is settled with {{2}}." + CONFIRM, Lit(wanted), Res("order", ("order_id",)), method_ref)
+        b.say(
+            f"I will {verb} {{0}} in order {{1}}; the price difference is settled with {{2}}." + CONFIRM,
+            Lit(wanted),
+            Res("order", ("order_id",)),
+            method_ref,
+        )
         b.call(
             tool,
-            {"order_id": order["order_id"], "item_ids": [i["item_id"] for i in items], "new_item_ids": [n["item_id"] for n in news], "payment_method_id": method_id},
-            {"order_id": Res("order", ("order_id",)), "item_ids": old_ref, "new_item_ids": new_ref, "payment_method_id": method_ref},
+            {
+                "order_id": order["order_id"],
+                "item_ids": [i["item_id"] for i in items],
+                "new_item_ids": [n["item_id"] for n in news],
+                "payment_method_id": method_id,
+            },
+            {
+                "order_id": Res("order", ("order_id",)),
+                "item_ids": old_ref,
+                "new_item_ids": new_ref,
+                "payment_method_id": method_ref,
+            },
             "x",
         )
         b.say("Done: the order status is now {0}.", Res("x", ("status",)))
         b.communicate.append("pending (item modified)" if pending else "exchange requested")
-        opening = f"Hi! For one of my {'pending' if pending else 'delivered'} orders I want to {verb} {wanted}. Please use {phrase} for any price difference."
+        kind = "pending" if pending else "delivered"
+        opening = (
+            f"Hi! For one of my {kind} orders I want to {verb} {wanted}. Use {phrase} for any difference."
+        )
         return b.build("", opening, known, f"You want to {verb}: {wanted}.")
 
     return build
@@ -267,7 +321,8 @@ def _address_change(target: str, name: str) -> Build:
         if target == "order_default" and order["address"] == user["address"]:
             return None
         address = dict(user["address"]) if target == "order_default" else random_address(rng)
-        spoken = f"{address['address1']}{', ' + address['address2'] if address['address2'] else ''}, {address['city']}, {address['state']} {address['zip']}, {address['country']}"
+        line2 = f", {address['address2']}" if address["address2"] else ""
+        spoken = f"{address['address1']}{line2}, {address['city']}, {address['state']} {address['zip']}, USA"
         b = _new(world, name)
         known = _auth(b, world, user["user_id"], rng)
         if target == "order_default":
@@ -276,21 +331,43 @@ def _address_change(target: str, name: str) -> Build:
             plan_address = {k: Lit(v) for k, v in address.items()}
         if target in ("user", "both"):
             b.say("I will change your default address to {0}." + CONFIRM, Lit(spoken))
-            b.call("modify_user_address", {"user_id": user["user_id"], **address}, {"user_id": Res("uid"), **plan_address}, "ua")
+            b.call(
+                "modify_user_address",
+                {"user_id": user["user_id"], **address},
+                {"user_id": Res("uid"), **plan_address},
+                "ua",
+            )
             if target == "user":  # a statement ends the user's turn: say it only when nothing follows
                 b.say("Your default address is now {0}.", Res("ua", ("address", "address1")))
         if target != "user":
             _ask_order(b, order["order_id"])
-            b.say("I will change the shipping address of order {0} to {1}." + CONFIRM, Res("order", ("order_id",)), Fmt("{}, {}", (plan_address["address1"], plan_address["city"])))
-            b.call("modify_pending_order_address", {"order_id": order["order_id"], **address}, {"order_id": Res("order", ("order_id",)), **plan_address}, "oa")
-            b.say("Order {0} will now ship to {1}.", Res("oa", ("order_id",)), Res("oa", ("address", "address1")))
+            b.say(
+                "I will change the shipping address of order {0} to {1}." + CONFIRM,
+                Res("order", ("order_id",)),
+                Fmt("{}, {}", (plan_address["address1"], plan_address["city"])),
+            )
+            b.call(
+                "modify_pending_order_address",
+                {"order_id": order["order_id"], **address},
+                {"order_id": Res("order", ("order_id",)), **plan_address},
+                "oa",
+            )
+            b.say(
+                "Order {0} will now ship to {1}.",
+                Res("oa", ("order_id",)),
+                Res("oa", ("address", "address1")),
+            )
         b.communicate.append(address["address1"])
         if target == "order_default":
-            opening = "Hi, one of my pending orders has the wrong shipping address; please ship it to my default address instead."
+            opening = (
+                "Hi, my pending order has a wrong shipping address; please ship it to my default address."
+            )
         elif target == "user":
             opening = f"Hi, I moved. Please update my default address to {spoken}."
         elif target == "both":
-            opening = f"Hi, I moved to {spoken}. Please update my default address and also the shipping address of my pending order."
+            opening = (
+                f"Hi, I moved to {spoken}. Please update my default address and my pending order's address."
+            )
         else:
             opening = f"Hi, please change the shipping address of my pending order to {spoken}."
         return b.build("", opening, known)
@@ -305,8 +382,12 @@ def _payment_change(source: str, name: str) -> Build:
             return None
         user = world.user(order["user_id"])
         current = order["payment_history"][0]["payment_method_id"]
-        methods = [m for m in user["payment_methods"].values() if m["source"] == source and m["id"] != current]
-        if not methods or (source == "gift_card" and methods[0]["balance"] < order["payment_history"][0]["amount"]):
+        methods = [
+            m for m in user["payment_methods"].values() if m["source"] == source and m["id"] != current
+        ]
+        if not methods or (
+            source == "gift_card" and methods[0]["balance"] < order["payment_history"][0]["amount"]
+        ):
             return None
         method = methods[0]
         b = _new(world, name)
@@ -314,20 +395,36 @@ def _payment_change(source: str, name: str) -> Build:
         _ask_order(b, order["order_id"])
         ref = Res("user", ("payment_methods", Match({"source": source}), "id"))
         b.say("I will switch the payment of order {0} to {1}." + CONFIRM, Res("order", ("order_id",)), ref)
-        b.call("modify_pending_order_payment", {"order_id": order["order_id"], "payment_method_id": method["id"]}, {"order_id": Res("order", ("order_id",)), "payment_method_id": ref}, "pay")
-        b.say("Done: order {0} is now paid with {1}; the old payment is refunded.", Res("pay", ("order_id",)), ref)
+        b.call(
+            "modify_pending_order_payment",
+            {"order_id": order["order_id"], "payment_method_id": method["id"]},
+            {"order_id": Res("order", ("order_id",)), "payment_method_id": ref},
+            "pay",
+        )
+        b.say(
+            "Done: order {0} is now paid with {1}; the old payment is refunded.",
+            Res("pay", ("order_id",)),
+            ref,
+        )
         b.communicate.append(method["id"])
-        return b.build("", f"Hi! I'd like to pay for my pending order with {_method_phrase(method)} instead.", known)
+        return b.build(
+            "", f"Hi! I'd like to pay for my pending order with {_method_phrase(method)} instead.", known
+        )
 
     return build
 
 
 # ---------------------------------------------------------------------- information
 def _info(kind: str, name: str) -> Build:
-    statuses = {"status": ("pending", "processed", "delivered", "cancelled"), "tracking": ("processed", "delivered")}
+    statuses = {
+        "status": ("pending", "processed", "delivered", "cancelled"),
+        "tracking": ("processed", "delivered"),
+    }
 
     def build(rng: random.Random, world: RetailWorld, split: str) -> ServiceTask | None:
-        order = _pick_order(rng, world, split, rng.choice(statuses.get(kind, ("pending", "processed", "delivered"))))
+        order = _pick_order(
+            rng, world, split, rng.choice(statuses.get(kind, ("pending", "processed", "delivered")))
+        )
         if order is None:
             return None
         user = world.user(order["user_id"])
@@ -342,7 +439,10 @@ def _info(kind: str, name: str) -> Build:
             cards = [m for m in user["payment_methods"].values() if m["source"] == "gift_card"]
             if not cards:
                 return None
-            b.say("Your gift card balance is ${0}.", Res("user", ("payment_methods", Match({"source": "gift_card"}), "balance")))
+            b.say(
+                "Your gift card balance is ${0}.",
+                Res("user", ("payment_methods", Match({"source": "gift_card"}), "balance")),
+            )
             b.communicate.append(f"{cards[0]['balance']:.2f}")
             return b.build("", "Hi, what is the balance left on my gift card?", known)
         _ask_order(b, order["order_id"])
@@ -352,7 +452,11 @@ def _info(kind: str, name: str) -> Build:
             b.assertion("The agent tells the user the status of their order.", f"said:{order['status']}")
             return b.build("", "Hi, could you tell me the status of my order?", known)
         if kind == "tracking":
-            b.say("The tracking id of order {0} is {1}.", Res("order", ("order_id",)), Res("order", ("fulfillments", 0, "tracking_id", 0)))
+            b.say(
+                "The tracking id of order {0} is {1}.",
+                Res("order", ("order_id",)),
+                Res("order", ("fulfillments", 0, "tracking_id", 0)),
+            )
             b.communicate.append(order["fulfillments"][0]["tracking_id"][0])
             return b.build("", "Hi, I need the tracking number of my order.", known)
         if kind == "total":
@@ -361,7 +465,12 @@ def _info(kind: str, name: str) -> Build:
             b.call(
                 "calculate",
                 {"expression": expression},
-                {"expression": Fmt(" + ".join(["{}"] * len(prices)), tuple(Res("order", ("items", i, "price")) for i in range(len(prices))))},
+                {
+                    "expression": Fmt(
+                        " + ".join(["{}"] * len(prices)),
+                        tuple(Res("order", ("items", i, "price")) for i in range(len(prices))),
+                    )
+                },
                 "calc",
             )
             b.say("The items of your order add up to ${0}.", Res("calc"))
@@ -369,8 +478,14 @@ def _info(kind: str, name: str) -> Build:
             return b.build("", "Hi, what is the total price of the items in my order?", known)
         if kind == "payment":
             method_id = order["payment_history"][0]["payment_method_id"]
-            method = user["payment_methods"][method_id]
-            b.say("Order {0} was paid with {1}.", Res("order", ("order_id",)), Res("user", ("payment_methods", Res("order", ("payment_history", 0, "payment_method_id")), "id")))
+            b.say(
+                "Order {0} was paid with {1}.",
+                Res("order", ("order_id",)),
+                Res(
+                    "user",
+                    ("payment_methods", Res("order", ("payment_history", 0, "payment_method_id")), "id"),
+                ),
+            )
             b.communicate.append(method_id)
             return b.build("", "Hi, which payment method did I use for my order?", known)
         # kind == "variant_price": the price of another option of a product in the order
@@ -378,10 +493,24 @@ def _info(kind: str, name: str) -> Build:
         variant = _other_variant(world, item, rng)
         if variant is None:
             return None
-        b.call("get_product_details", {"product_id": item["product_id"]}, {"product_id": Res("order", ("items", Match({"name": item["name"]}), "product_id"))}, "prod")
-        b.say("The {0} with {1} costs ${2}.", Lit(item["name"]), Lit(_options(variant["options"])), Res("prod", ("variants", Match({"options": variant["options"]}), "price")))
+        b.call(
+            "get_product_details",
+            {"product_id": item["product_id"]},
+            {"product_id": Res("order", ("items", Match({"name": item["name"]}), "product_id"))},
+            "prod",
+        )
+        b.say(
+            "The {0} with {1} costs ${2}.",
+            Lit(item["name"]),
+            Lit(_options(variant["options"])),
+            Res("prod", ("variants", Match({"options": variant["options"]}), "price")),
+        )
         b.communicate.append(f"{variant['price']:.2f}")
-        return b.build("", f"Hi, how much would the {item['name']} from my order cost with {_options(variant['options'])}?", known)
+        return b.build(
+            "",
+            f"Hi, how much would the {item['name']} from my order cost with {_options(variant['options'])}?",
+            known,
+        )
 
     return build
 
@@ -389,8 +518,20 @@ def _info(kind: str, name: str) -> Build:
 # ---------------------------------------------------------------------- refusals and transfers
 def _refuse(kind: str, name: str) -> Build:
     """The user asks for something the policy forbids; the agent checks, then declines (no write)."""
-    status = {"cancel_delivered": "delivered", "return_pending": "pending", "cancel_processed": "processed", "exchange_pending": "pending", "other_user": "pending"}[kind]
-    tool = {"cancel_delivered": "cancel_pending_order", "cancel_processed": "cancel_pending_order", "return_pending": "return_delivered_order_items", "exchange_pending": "exchange_delivered_order_items", "other_user": "cancel_pending_order"}[kind]
+    status = {
+        "cancel_delivered": "delivered",
+        "return_pending": "pending",
+        "cancel_processed": "processed",
+        "exchange_pending": "pending",
+        "other_user": "pending",
+    }[kind]
+    tool = {
+        "cancel_delivered": "cancel_pending_order",
+        "cancel_processed": "cancel_pending_order",
+        "return_pending": "return_delivered_order_items",
+        "exchange_pending": "exchange_delivered_order_items",
+        "other_user": "cancel_pending_order",
+    }[kind]
 
     def build(rng: random.Random, world: RetailWorld, split: str) -> ServiceTask | None:
         order = _pick_order(rng, world, split, status)
@@ -404,12 +545,24 @@ def _refuse(kind: str, name: str) -> Build:
         known = _auth(b, world, user_id, rng)
         _ask_order(b, order["order_id"])
         if kind == "other_user":
-            b.say("I'm sorry, but order {0} does not belong to your account, so I cannot act on it.", Res("order", ("order_id",)))
+            b.say(
+                "I'm sorry, but order {0} does not belong to your account, so I cannot act on it.",
+                Res("order", ("order_id",)),
+            )
             opening = "Hi, I need to cancel an order for a friend of mine; it is no longer needed."
         else:
-            b.say("I'm sorry, but order {0} is {1}, and the policy does not allow that for an order with this status.", Res("order", ("order_id",)), Res("order", ("status",)))
+            b.say(
+                "I'm sorry, but order {0} is {1}; the policy does not allow that in this status.",
+                Res("order", ("order_id",)),
+                Res("order", ("status",)),
+            )
             b.communicate.append(status)
-            verb = {"cancel_delivered": "cancel", "cancel_processed": "cancel", "return_pending": "return", "exchange_pending": "exchange an item of"}[kind]
+            verb = {
+                "cancel_delivered": "cancel",
+                "cancel_processed": "cancel",
+                "return_pending": "return",
+                "exchange_pending": "exchange an item of",
+            }[kind]
             opening = f"Hi, I want to {verb} my order; it is no longer needed."
         b.assertion("The agent does not change the order.", f"not_called:{tool}")
         return b.build("", opening, known)
@@ -425,11 +578,18 @@ def _transfer(name: str) -> Build:
         b = _new(world, name)
         known = _auth(b, world, order["user_id"], rng)
         _ask_order(b, order["order_id"])
-        summary = "The user reports a damaged delivered item and wants compensation, which no tool can provide."
+        summary = (
+            "The user reports a damaged delivered item and wants compensation, which no tool can provide."
+        )
         b.call("transfer_to_human_agents", {"summary": summary}, {"summary": Lit(summary)}, "t")
         b.say(TRANSFER_MESSAGE)
         b.stop = "###TRANSFER###"
-        return b.build("", "Hi, an item in my delivered order arrived damaged and I want compensation for the trouble.", known, "If the agent cannot help, accept a transfer to a human agent.")
+        return b.build(
+            "",
+            "Hi, an item in my delivered order arrived damaged and I want compensation for the trouble.",
+            known,
+            "If the agent cannot help, accept a transfer to a human agent.",
+        )
 
     return build
 
@@ -466,8 +626,18 @@ def _two(first: Build, second: Build, name: str) -> Build:
                 b.facts["second order id"] = c.script.facts["order id"]
             b.requests = [c.reason_for_call]
             b.communicate = a.criteria.communicate_info + c.criteria.communicate_info
-            b.nl = list(zip(a.criteria.nl_assertions + c.criteria.nl_assertions, a.criteria.nl_predicates + c.criteria.nl_predicates, strict=True))
-            return b.build("", a.reason_for_call, str(a.instructions.known_info) if not isinstance(a.instructions, str) else "")
+            b.nl = list(
+                zip(
+                    a.criteria.nl_assertions + c.criteria.nl_assertions,
+                    a.criteria.nl_predicates + c.criteria.nl_predicates,
+                    strict=True,
+                )
+            )
+            return b.build(
+                "",
+                a.reason_for_call,
+                str(a.instructions.known_info) if not isinstance(a.instructions, str) else "",
+            )
         return None
 
     return build
@@ -481,15 +651,23 @@ TEMPLATES: tuple[Template, ...] = (
     Template("return_all_original", _return(False, True, False, "return_all_original"), delayed=True),
     Template("return_one_gift_card", _return(True, False, False, "return_one_gift_card"), delayed=True),
     Template("return_find_order", _return(False, False, True, "return_find_order"), delayed=True),
-    Template("return_find_order_gift_card", _return(True, False, True, "return_find_order_gift_card"), delayed=True),
+    Template(
+        "return_find_order_gift_card", _return(True, False, True, "return_find_order_gift_card"), delayed=True
+    ),
     Template("exchange_one_original", _exchange(1, "original", "exchange_one_original"), delayed=True),
     Template("exchange_two_original", _exchange(2, "original", "exchange_two_original"), delayed=True),
     Template("exchange_one_gift_card", _exchange(1, "gift_card", "exchange_one_gift_card"), delayed=True),
     Template("modify_items_one", _exchange(1, "original", "modify_items_one", pending=True), delayed=True),
     Template("modify_items_two", _exchange(2, "original", "modify_items_two", pending=True), delayed=True),
-    Template("modify_items_gift_card", _exchange(1, "gift_card", "modify_items_gift_card", pending=True), delayed=True),
+    Template(
+        "modify_items_gift_card",
+        _exchange(1, "gift_card", "modify_items_gift_card", pending=True),
+        delayed=True,
+    ),
     Template("order_address_new", _address_change("order_new", "order_address_new")),
-    Template("order_address_default", _address_change("order_default", "order_address_default"), delayed=True),
+    Template(
+        "order_address_default", _address_change("order_default", "order_address_default"), delayed=True
+    ),
     Template("user_address", _address_change("user", "user_address")),
     Template("user_and_order_address", _address_change("both", "user_and_order_address"), delayed=True),
     Template("payment_to_gift_card", _payment_change("gift_card", "payment_to_gift_card")),
@@ -508,6 +686,14 @@ TEMPLATES: tuple[Template, ...] = (
     Template("refuse_exchange_pending", _refuse("exchange_pending", "refuse_exchange_pending")),
     Template("refuse_other_user", _refuse("other_user", "refuse_other_user")),
     Template("transfer_damaged", _transfer("transfer_damaged")),
-    Template("status_then_cancel", _two(_info("status", "s"), _cancel(False, CANCEL_REASONS[0], "c"), "status_then_cancel"), delayed=True),
-    Template("return_then_address", _two(_return(False, False, False, "r"), _address_change("user", "a"), "return_then_address"), delayed=True),
+    Template(
+        "status_then_cancel",
+        _two(_info("status", "s"), _cancel(False, CANCEL_REASONS[0], "c"), "status_then_cancel"),
+        delayed=True,
+    ),
+    Template(
+        "return_then_address",
+        _two(_return(False, False, False, "r"), _address_change("user", "a"), "return_then_address"),
+        delayed=True,
+    ),
 )

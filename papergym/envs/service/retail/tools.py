@@ -12,17 +12,26 @@ import json
 import operator
 from typing import Any
 
-from papergym.envs.service.domain import Toolkit, ToolError
+from papergym.envs.service.domain import ToolError, Toolkit
 
 _ORDER_ID = "The order id, such as '#W0000000'. Note the '#' at the start of the order id."
-_PAYMENT_ID = "such as 'gift_card_0000000' or 'credit_card_0000000'; look them up in the user or order details."
+_PAYMENT_ID = (
+    "such as 'gift_card_0000000' or 'credit_card_0000000'; look them up in the user or order details."
+)
 CANCEL_REASONS: tuple[str, ...] = ("no longer needed", "ordered by mistake")
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
 def _address(address1: str, address2: str, city: str, state: str, country: str, zip: str) -> dict[str, str]:
     # tau2's UserAddress field order, so a written address serialises like a loaded one
-    return {"address1": address1, "address2": address2, "city": city, "country": country, "state": state, "zip": zip}
+    return {
+        "address1": address1,
+        "address2": address2,
+        "city": city,
+        "country": country,
+        "state": state,
+        "zip": zip,
+    }
 
 
 def evaluate_arithmetic(expression: str) -> float:
@@ -142,12 +151,14 @@ class RetailTools(Toolkit):
         """Calculate the result of a mathematical expression.
 
         Args:
-            expression: The expression, such as '2 + 2': numbers, operators (+, -, *, /), parentheses and spaces.
+            expression: The expression, such as '2 + 2': numbers, operators (+, -, *, /), parentheses and
+                spaces.
         """
         return str(round(evaluate_arithmetic(expression), 2))
 
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or the request cannot be handled with the policy and the tools.
+        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user
+        explicitly asks for a human agent, or the request cannot be handled with the policy and the tools.
 
         Args:
             summary: A summary of the user's issue.
@@ -168,7 +179,8 @@ class RetailTools(Toolkit):
         raise ToolError("User not found")
 
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
-        """Find the user id by first name, last name and zip code. Use this only if the user cannot be found by email or does not remember their email.
+        """Find the user id by first name, last name and zip code. Use this only if the user cannot be
+        found by email or does not remember their email.
 
         Args:
             first_name: The user's first name, such as 'John'.
@@ -230,7 +242,9 @@ class RetailTools(Toolkit):
 
     # ------------------------------------------------------------------ writes
     def cancel_pending_order(self, order_id: str, reason: str) -> dict[str, Any]:
-        """Cancel a pending order. The agent must explain the cancellation and get explicit user confirmation (yes/no) first. The status becomes 'cancelled'; gift-card payments are refunded immediately, others in 5-7 business days.
+        """Cancel a pending order. The agent must explain the cancellation and get explicit user confirmation
+        (yes/no) first. The status becomes 'cancelled'; gift-card payments are refunded immediately,
+        others in 5-7 business days.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
@@ -259,13 +273,16 @@ class RetailTools(Toolkit):
     def exchange_delivered_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> dict[str, Any]:
-        """Exchange items of a delivered order for new items of the same product. A delivered order can be returned or exchanged only once. The agent must explain the exchange and get explicit user confirmation (yes/no) first.
+        """Exchange items of a delivered order for new items of the same product. A delivered order can be
+        returned or exchanged only once. The agent must explain the exchange and get explicit user
+        confirmation (yes/no) first.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
             item_ids: The item ids to exchange, each such as '1008292230'; duplicates allowed.
             new_item_ids: The item ids to exchange for, position by position, each of the same product.
-            payment_method_id: The payment method that pays or receives the price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.
+            payment_method_id: The payment method that pays or receives the price difference, such as
+                'gift_card_0000000' or 'credit_card_0000000'.
         """
         order = self._order(order_id)
         if order["status"] != "delivered":
@@ -287,7 +304,8 @@ class RetailTools(Toolkit):
     def modify_pending_order_address(
         self, order_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
     ) -> dict[str, Any]:
-        """Modify the shipping address of a pending order. The agent must explain the change and get explicit user confirmation (yes/no) first.
+        """Modify the shipping address of a pending order. The agent must explain the change and get explicit
+        user confirmation (yes/no) first.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
@@ -307,13 +325,15 @@ class RetailTools(Toolkit):
     def modify_pending_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
     ) -> dict[str, Any]:
-        """Modify items of a pending order to other items of the same product. This can be done only once per order. The agent must explain the change and get explicit user confirmation (yes/no) first.
+        """Modify items of a pending order to other items of the same product. This can be done only once per
+        order. The agent must explain the change and get explicit user confirmation (yes/no) first.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
             item_ids: The item ids to modify, each such as '1008292230'; duplicates allowed.
             new_item_ids: The item ids to modify to, position by position, each of the same product.
-            payment_method_id: The payment method that pays or receives the price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.
+            payment_method_id: The payment method that pays or receives the price difference, such as
+                'gift_card_0000000' or 'credit_card_0000000'.
         """
         order = self._order(order_id)
         if order["status"] != "pending":
@@ -348,7 +368,8 @@ class RetailTools(Toolkit):
         return order
 
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> dict[str, Any]:
-        """Modify the payment method of a pending order. The agent must explain the change and get explicit user confirmation (yes/no) first.
+        """Modify the payment method of a pending order. The agent must explain the change and get explicit
+        user confirmation (yes/no) first.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
@@ -374,7 +395,8 @@ class RetailTools(Toolkit):
             {"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},
         )
         self.db.append(
-            order["payment_history"], {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}
+            order["payment_history"],
+            {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id},
         )
         self._gift_card_balance(order["user_id"], payment_method_id, -amount)
         self._gift_card_balance(order["user_id"], old_id, amount)
@@ -383,7 +405,8 @@ class RetailTools(Toolkit):
     def modify_user_address(
         self, user_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
     ) -> dict[str, Any]:
-        """Modify the default address of a user. The agent must explain the change and get explicit user confirmation (yes/no) first.
+        """Modify the default address of a user. The agent must explain the change and get explicit user
+        confirmation (yes/no) first.
 
         Args:
             user_id: The user id, such as 'sara_doe_496'.
@@ -398,19 +421,27 @@ class RetailTools(Toolkit):
         self.db.set(user, "address", _address(address1, address2, city, state, country, zip))
         return user
 
-    def return_delivered_order_items(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict[str, Any]:
-        """Return items of a delivered order; the status becomes 'return requested' and the user gets an email on how to return them. The refund goes to the original payment method or an existing gift card. The agent must explain the return and get explicit user confirmation (yes/no) first.
+    def return_delivered_order_items(
+        self, order_id: str, item_ids: list[str], payment_method_id: str
+    ) -> dict[str, Any]:
+        """Return items of a delivered order; the status becomes 'return requested' and the user gets an email
+        on how to return them. The refund goes to the original payment method or an existing gift card. The
+        agent must explain the return and get explicit user confirmation (yes/no) first.
 
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
             item_ids: The item ids to return, each such as '1008292230'; duplicates allowed.
-            payment_method_id: The payment method that receives the refund, such as 'gift_card_0000000' or 'credit_card_0000000'.
+            payment_method_id: The payment method that receives the refund, such as 'gift_card_0000000' or
+                'credit_card_0000000'.
         """
         order = self._order(order_id)
         if order["status"] != "delivered":
             raise ToolError("Non-delivered order cannot be returned")
         method = self._payment(order["user_id"], payment_method_id)
-        if method["source"] != "gift_card" and payment_method_id != order["payment_history"][0]["payment_method_id"]:
+        if (
+            method["source"] != "gift_card"
+            and payment_method_id != order["payment_history"][0]["payment_method_id"]
+        ):
             raise ToolError("Payment method should be the original payment method")
         self._count_check(order, item_ids, "Some item not found")
         order = self._order(order_id, write=True)
