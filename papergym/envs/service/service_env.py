@@ -15,7 +15,7 @@ from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable_seed
 from papergym.core.text_env import ObsMode, TextEnv, Turn
-from papergym.core.tool_calls import parse_tool_calls
+from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import Domain, Session
 from papergym.envs.service.domains import get_domain
@@ -63,6 +63,7 @@ class _State:
     plan_pos: int = 0
     plan_ctx: PlanContext = field(default_factory=PlanContext)
     plan_await: str = ""
+    failure: dict[str, Any] | None = None
     outcome: Outcome | None = None
     stopped: bool = False
 
@@ -242,8 +243,9 @@ class ServiceAgentEnv(TextEnv):
             K.TOOLS: [t.schema() for t in self._domain().toolkit.tools().values()],
             K.POLICY: self._policy(),
         }
-        if isinstance(opening, Turn):  # the user simulator failed before the first word
-            return Turn(opening.text, truncated=True, info={**info, **opening.info})
+        if isinstance(opening, Turn):  # the user failed before its first word: the first step truncates
+            self._s.failure = dict(opening.info[K.ERROR])
+            return Turn(opening.text, info={**info, **opening.info})
         return Turn(opening, info=info)
 
     def _bind_user(self) -> None:
@@ -271,8 +273,16 @@ class ServiceAgentEnv(TextEnv):
 
     def _act(self, action: str) -> Turn:
         s = self._require()
+        if s.failure is not None:
+            info = {K.ERROR: dict(s.failure), **self._final_info()}
+            return Turn(
+                "The user simulator failed at reset; the episode cannot go on.",
+                {"outcome": 0.0},
+                truncated=True,
+                info=info,
+            )
         parsed = parse_tool_calls(action)
-        self._advance_oracle(action)
+        self._advance_oracle(parsed.calls if parsed.ok else None)
         if not parsed.ok:
             turn = self._invalid(f"Invalid action: {parsed.error}", **{K.PARSED_ACTION: None})
         elif len(parsed.calls) > 1:
@@ -411,19 +421,20 @@ class ServiceAgentEnv(TextEnv):
         closing = Say("; ".join(info) + " " + STOP if info else STOP)
         return (*calls, closing)
 
-    def _advance_oracle(self, action: str) -> None:
-        """Follow the plan when the action is the oracle's (the plan's context then gets its result)."""
+    def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
+        """Move the plan on when the action is of the plan step's kind.
+
+        A tool call of the step's tool (whatever its arguments) takes the place of a `Call` step, and its
+        result that step's label; any message takes the place of a `Say` step. So the oracle continues
+        its plan after an agent's own variant of a step (the checks then judge the variant).
+        """
         s = self._require()
         plan = self._plan()
-        if s.plan_pos >= len(plan):
-            return
-        try:
-            expected = render_step(plan[s.plan_pos], s.plan_ctx)
-        except PlanError:
-            return
-        if action != expected:
+        if s.plan_pos >= len(plan) or calls is None or len(calls) > 1:
             return
         step = plan[s.plan_pos]
+        if isinstance(step, Call) != bool(calls) or (calls and calls[0].name != step.name):
+            return
         s.plan_pos += 1
         s.plan_await = step.label if isinstance(step, Call) and step.label else ""
 
