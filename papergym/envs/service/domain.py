@@ -26,6 +26,9 @@ from papergym.core.tools import Tool
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.tasks import ServiceTask
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""One encoder for every result: ``json.dumps`` with keywords builds a new one per call."""
+
 __all__ = ["CallResult", "Domain", "Session", "ToolError", "Toolkit"]
 
 
@@ -111,7 +114,7 @@ class Toolkit:
             self.db.rollback(mark)
             return CallResult(f"Error: {exc}", None, True, True)
         self.db.commit()
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = value if isinstance(value, str) else _ENCODER.encode(value)
         return CallResult(text, value)
 
     def assertion(self, name: str, arguments: Mapping[str, Any]) -> Any:

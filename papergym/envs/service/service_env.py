@@ -46,6 +46,21 @@ def _generated(domain_name: str) -> tuple[dict[str, Any], Any]:
 
 
 @cache
+def _schemas(domain_name: str) -> tuple[dict[str, Any], ...]:
+    return tuple(t.schema() for t in get_domain(domain_name).toolkit.tools().values())
+
+
+@cache
+def _system_prompt(domain_name: str, policy: str) -> str:
+    # built once: json.dumps with indent runs the pure-python encoder (milliseconds per call)
+    tools = json.dumps(list(_schemas(domain_name)), indent=1)
+    return (
+        f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
+        f"<tools>\n{tools}\n</tools>"
+    )
+
+
+@cache
 def _tau2(folder: str, domain_name: str) -> Tau2Folder:
     return load_tau2_folder(folder, domain_name)
 
@@ -223,11 +238,7 @@ class ServiceAgentEnv(TextEnv):
 
     # ------------------------------------------------------------------ episode
     def _system_prompt(self, task: Task) -> str:
-        tools = json.dumps([t.schema() for t in self._domain().toolkit.tools().values()], indent=1)
-        return (
-            f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{self._policy()}\n</policy>\n"
-            f"<tools>\n{tools}\n</tools>"
-        )
+        return _system_prompt(self.domain_name, self._policy())
 
     def _start(self, task: Task) -> Turn:
         service_task: ServiceTask = task.payload
@@ -240,7 +251,7 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
         opening = self._user_reply()
         info = {
-            K.TOOLS: [t.schema() for t in self._domain().toolkit.tools().values()],
+            K.TOOLS: list(_schemas(self.domain_name)),
             K.POLICY: self._policy(),
         }
         if isinstance(opening, Turn):  # the user failed before its first word: the first step truncates
@@ -324,8 +335,8 @@ class ServiceAgentEnv(TextEnv):
                 s.session.user_id = user_id
         s.errors += int(error)
         if s.plan_await:
-            if not error:  # a copy (the JSON text), never the live record
-                s.plan_ctx.results[s.plan_await] = _decode(result_text)
+            if not error:  # the text (decoded when the oracle reads it), never the live record
+                s.plan_ctx.results[s.plan_await] = result_text
             s.plan_await = ""
         s.events.append(
             {"kind": "tool", "name": name, "arguments": arguments, "result": result_text, "error": error}
@@ -409,17 +420,7 @@ class ServiceAgentEnv(TextEnv):
         return STOP
 
     def _plan(self) -> tuple[Any, ...]:
-        s = self._require()
-        if s.task.plan is not None:
-            return s.task.plan
-        calls = tuple(
-            Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
-            for a in s.task.criteria.actions
-            if a.requestor == "assistant"
-        )
-        info = s.task.criteria.communicate_info
-        closing = Say("; ".join(info) + " " + STOP if info else STOP)
-        return (*calls, closing)
+        return _gold_plan(self._require().task)
 
     def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
         """Move the plan on when the action is of the plan step's kind.
@@ -452,11 +453,18 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
 
 
-def _decode(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+def _gold_plan(task: ServiceTask) -> tuple[Any, ...]:
+    """A generated task's plan; for a loaded task, its gold actions verbatim, then the info to communicate."""
+    if task.plan is not None:
+        return task.plan
+    calls = tuple(
+        Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
+        for a in task.criteria.actions
+        if a.requestor == "assistant"
+    )
+    info = task.criteria.communicate_info
+    task.plan = (*calls, Say("; ".join(info) + " " + STOP if info else STOP))  # cached on the task
+    return task.plan
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]

@@ -299,3 +299,33 @@ def test_a_model_user_drives_a_conversation() -> None:
     _, _, terminated, _, info = env.step("Sure, what is your email?")
     assert terminated and K.CHECKS in info
     assert chat.calls[1]["messages"][-1] == {"role": "user", "content": "Sure, what is your email?"}
+
+
+def test_user_lookups_agree_with_a_scan_and_follow_address_changes() -> None:
+    from papergym.envs.service.db import ServiceDB
+    from papergym.envs.service.retail.tools import RetailTools
+
+    base = _env()._base()
+    tools = RetailTools(ServiceDB(base))
+    for user in list(base["users"].values())[:50]:
+        name, zip_code = user["name"], user["address"]["zip"]
+        scan = next(
+            u["user_id"]
+            for u in base["users"].values()
+            if (u["name"]["first_name"], u["name"]["last_name"], u["address"]["zip"])
+            == (name["first_name"], name["last_name"], zip_code)
+        )
+        assert (
+            tools.call(
+                "find_user_id_by_name_zip",
+                {"first_name": name["first_name"].upper(), "last_name": name["last_name"], "zip": zip_code},
+            ).value
+            == scan
+        )
+        assert tools.call("find_user_id_by_email", {"email": user["email"].upper()}).value == user["user_id"]
+    user = next(iter(base["users"].values()))
+    address = {**user["address"], "zip": "00001"}
+    assert not tools.call("modify_user_address", {"user_id": user["user_id"], **address}).error
+    args = {"first_name": user["name"]["first_name"], "last_name": user["name"]["last_name"]}
+    assert tools.call("find_user_id_by_name_zip", {**args, "zip": user["address"]["zip"]}).error
+    assert tools.call("find_user_id_by_name_zip", {**args, "zip": "00001"}).value == user["user_id"]
