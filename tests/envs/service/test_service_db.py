@@ -98,3 +98,16 @@ def test_forks_deep_copies_and_pickles_are_independent_and_share_the_base() -> N
         clone.set(clone.edit("orders", "#1"), "status", "pending")
         assert db.get("orders", "#1")["status"] == "cancelled"
     assert db.fork().base is BASE and copy.deepcopy(db).base is BASE
+
+
+def test_encoded_records_are_cached_for_the_base_and_fresh_after_a_write() -> None:
+    import json
+
+    db = ServiceDB(BASE)
+    tools = Toolkit(db)
+    text = tools.encoded("orders", "#1")
+    assert json.loads(text) == BASE["orders"]["#1"] and tools.encoded("orders", "#1") is text
+    db.set(db.edit("orders", "#1"), "status", "cancelled")
+    assert json.loads(tools.encoded("orders", "#1"))["status"] == "cancelled"
+    assert json.loads(Toolkit(ServiceDB(BASE)).encoded("orders", "#1"))["status"] == "pending"
+    assert tools.encoded("orders", "#404") is None
