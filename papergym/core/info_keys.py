@@ -37,7 +37,7 @@ ERROR = "error"
 CONTEXT_RESET = "context_reset"
 """bool: the agent's visible context was reset (memory envs)."""
 TOOLS = "tools"
-"""list[dict]: the tools' OpenAI function schemas, at reset (envs whose tools vary by task)."""
+"""list[dict]: the tools' schemas in OpenAI's function format, at reset (service envs)."""
 
 # Env-specific keys.
 DOMAIN = "domain"
@@ -51,7 +51,8 @@ SEGMENTS = "segments"
 ``request_step`` (-1 before a request), ``n_requests``, and once feedback was given ``prefix`` and
 ``feedback``."""
 QUESTION_TYPE = "question_type"
-"""str: the question's style (SearchCritic: compositional, comparison, inference, bridge_comparison)."""
+"""str: the question's style (SearchCritic: compositional, comparison, inference, bridge_comparison;
+MemoryQA: ``single``, ``aggregate``, ``compare``)."""
 PROVENANCE = "provenance"
 N_WM = "n_wm"
 REAL_STEPS = "real_steps"
@@ -67,8 +68,6 @@ READER_ANSWER = "reader_answer"
 """str: the reader's answer from (question, final memory) alone: memory-only answerability."""
 PAGE = "page"
 """int: the 0-based page shown in the observation (document envs)."""
-QUESTION_TYPE = "question_type"
-"""str: the question's type (``single``, ``aggregate``, ``compare`` in MemoryQA)."""
 
 # Self-play (papergym/SelfPlay-v0).
 PHASE = "phase"
@@ -92,3 +91,5 @@ HIDDEN_QUALITY = "hidden_quality"
 
 LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS, HIDDEN_QUALITY})
 """Keys that carry a gold label: evaluation only."""
+POLICY = "policy"
+"""str: the domain policy the agent must follow (service env, at reset)."""

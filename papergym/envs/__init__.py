@@ -87,6 +87,15 @@ CATALOGUE: tuple[EnvEntry, ...] = (
         40,  # CAFE's 30 tool calls, a feedback request, an answer, and room for a few invalid turns
         "papergym.envs.search.search_critic_env:CONTRACT_VARIANTS",
     ),
+    EnvEntry(
+        "papergym/ServiceAgent-v0",
+        "papergym.envs.service.service_env:ServiceAgentEnv",
+        "SpeechGym / IAPO substrate: tau2-bench customer service (retail, airline)",
+        "a customer-service agent with tools over a database and a simulated user; tau2-exact evaluation",
+        "generated tau2-schema databases and tasks; scripted user; scripted judge",
+        100,  # tau2's orchestrator max_steps
+        "papergym.envs.service.service_env:CONTRACT_VARIANTS",
+    ),
 )
 
 for _entry in CATALOGUE:

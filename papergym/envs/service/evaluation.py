@@ -1,0 +1,159 @@
+"""tau2-exact evaluation of a finished conversation, and the `ScriptedJudge` of generated assertions.
+
+The outcome is the product of the components listed in the task's ``reward_basis`` (tau2's
+``evaluator.py``):
+
+- ``DB``: the final database equals the one obtained by replaying the gold actions on the initial
+  database (gold replay errors are ignored, as in tau2), so any extra or wrong write fails;
+- ``ENV_ASSERTION``: every assertion function returns its expected value on the final database;
+- ``COMMUNICATE``: each string is a case-insensitive substring of some agent message with commas removed;
+- ``NL_ASSERTION``: every assertion holds according to the judge; without a judge, a loaded task's
+  assertions are listed as unevaluated and left out of the product (never counted as passed);
+- ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
+
+A conversation that did not end by a stop (agent or user) scores 0 and runs no check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from papergym.backends.protocols import Judge
+from papergym.envs.service.db import ServiceDB
+from papergym.envs.service.domain import Toolkit
+from papergym.envs.service.tasks import ServiceTask
+
+JUDGE_PASS = 0.5
+"""A judge score at or above this counts as the assertion holding (inferred: tau2's judge is binary)."""
+NL_JUDGE_TEMPLATE = (
+    "Below is a customer-service conversation and one assertion about the agent's behaviour.\n\n"
+    "Assertion: {criterion}\n\nScenario:\n{prompt}\n\nConversation:\n{response}\n\n"
+    "Reply with a bare number and nothing else: 1 if the assertion holds, 0 if it does not."
+)
+"""A `ModelJudge` template for tau2 nl_assertions (its score is the first number in [0, 1] of the reply)."""
+
+
+@dataclass
+class Outcome:
+    """The evaluation of one episode.
+
+    Attributes:
+        reward: the product of the evaluated basis components (0.0 for a premature end).
+        checks: per-component results, keyed ``db``, ``env_assertion``, ``communicate``, ``nl_assertion``,
+            ``action`` (only the task's basis components that were evaluated).
+        unevaluated: the assertions that were not run.
+    """
+
+    reward: float
+    checks: dict[str, bool] = field(default_factory=dict)
+    unevaluated: list[str] = field(default_factory=list)
+
+
+def render_transcript(events: Sequence[Mapping[str, Any]]) -> str:
+    """The conversation as text for a judge: ``[user]``, ``[assistant]`` and ``[tool_call]`` lines."""
+    lines = []
+    for e in events:
+        if e["kind"] == "tool":
+            lines.append(f"[tool_call] {e['name']} {json.dumps(e['arguments'], sort_keys=True)}")
+        else:
+            lines.append(f"[{'assistant' if e['kind'] == 'agent' else 'user'}] {e['text']}")
+    return "\n".join(lines)
+
+
+class ScriptedJudge:
+    """The default `Judge` of generated tasks: decides a predicate on the rendered transcript.
+
+    Predicates (the ``criterion``): ``said:TEXT`` / ``not_said:TEXT`` (case-insensitive, in an agent
+    message) and ``called:TOOL`` / ``not_called:TOOL``. Scores are 1.0 or 0.0.
+    """
+
+    def score(self, prompt: str, response: str, *, criterion: str = "", seed: int | None = None) -> float:
+        kind, _, arg = criterion.partition(":")
+        lines = response.splitlines()
+        if kind in ("said", "not_said"):
+            hit = any(line.startswith("[assistant] ") and arg.lower() in line.lower() for line in lines)
+        elif kind in ("called", "not_called"):
+            hit = any(line.startswith(f"[tool_call] {arg} ") for line in lines)
+        else:
+            raise ValueError(
+                f"unknown ScriptedJudge predicate {criterion!r}; use said/not_said/called/not_called"
+            )
+        return float(hit if not kind.startswith("not_") else not hit)
+
+
+def replay_gold(task: ServiceTask, toolkit: type[Toolkit], base: Mapping[str, Any]) -> ServiceDB:
+    """The initial database with the task's initialization and gold actions applied."""
+    db = ServiceDB(base)
+    tools = toolkit(db)
+    for name, arguments in task.initialization_actions:
+        tools.call(name, arguments, validate=False)
+    for action in task.criteria.actions:
+        if action.requestor == "assistant":
+            tools.call(action.name, action.arguments, validate=False)
+    return db
+
+
+def evaluate(
+    task: ServiceTask,
+    *,
+    toolkit: type[Toolkit],
+    base: Mapping[str, Any],
+    final: ServiceDB,
+    events: Sequence[Mapping[str, Any]],
+    stopped: bool,
+    judge: Judge | None,
+    seed: int | None = None,
+) -> Outcome:
+    """Score a finished episode as tau2 does.
+
+    Args:
+        task: the task.
+        toolkit: the domain's toolkit class.
+        base: the initial database (shared base of ``final``).
+        final: the episode's database.
+        events: the episode's events (``kind`` user / agent / tool).
+        stopped: the conversation ended by an agent or user stop token.
+        judge: the judge for loaded natural-language assertions (None: leave them unevaluated).
+        seed: passed to the judge.
+    """
+    if not stopped:
+        return Outcome(0.0)
+    basis = set(task.criteria.reward_basis)
+    crit = task.criteria
+    checks: dict[str, bool] = {}
+    unevaluated: list[str] = []
+    if "DB" in basis:
+        checks["db"] = final.same_state(replay_gold(task, toolkit, base))
+    if "ENV_ASSERTION" in basis:
+        tools = toolkit(final)
+        checks["env_assertion"] = all(
+            tools.assertion(a.func_name, a.arguments) == a.assert_value for a in crit.env_assertions
+        )
+    if "COMMUNICATE" in basis:
+        said = [e["text"].lower().replace(",", "") for e in events if e["kind"] == "agent"]
+        checks["communicate"] = all(
+            any(info.lower() in text for text in said) for info in crit.communicate_info
+        )
+    if "ACTION" in basis:
+        calls = [(e["name"], e["arguments"]) for e in events if e["kind"] == "tool"]
+        checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)
+    if "NL_ASSERTION" in basis and crit.nl_assertions:
+        transcript = render_transcript(events)
+        if crit.nl_predicates:
+            scripted = ScriptedJudge()
+            checks["nl_assertion"] = all(
+                scripted.score("", transcript, criterion=p) >= JUDGE_PASS for p in crit.nl_predicates
+            )
+        elif judge is not None:
+            prompt = task.scenario_text()
+            checks["nl_assertion"] = all(
+                judge.score(prompt, transcript, criterion=text, seed=seed) >= JUDGE_PASS
+                for text in crit.nl_assertions
+            )
+        else:
+            unevaluated = [f"nl_assertion: {text}" for text in crit.nl_assertions]
+    reward = 1.0 if all(checks.values()) else 0.0
+    return Outcome(reward, checks, unevaluated)

@@ -1,0 +1,148 @@
+"""User simulators of the service env, behind `UserSimulator.reply(messages, *, seed)`.
+
+``messages`` is the text conversation from the agent's side (``user`` = the customer, ``assistant`` =
+the agent; tool traffic is not shown to the user, as in tau2). A simulator may also offer
+``for_task(task)``, returning a copy bound to the task's scenario; the env calls it at every reset, so
+one instance serves every task. A reply containing a stop token ends the conversation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from papergym.backends.model_roles import ModelUser as _ChatModelUser
+from papergym.backends.protocols import ChatModel, Message
+from papergym.envs.service.tasks import ServiceTask, UserScript
+
+STOP = "###STOP###"
+TRANSFER = "###TRANSFER###"
+OUT_OF_SCOPE = "###OUT-OF-SCOPE###"
+STOP_TOKENS: tuple[str, ...] = (STOP, TRANSFER, OUT_OF_SCOPE)
+"""tau2's user-simulator end tokens (envs.md §2.2)."""
+ASKED_TOPICS: tuple[str, ...] = ("email", "first name", "last name", "zip code", "order id", "user id")
+"""Topics the scripted user recognises in a question even when it does not know the answer."""
+NOT_SURE = "I'm not sure, sorry."
+_TRANSFERRED = re.compile(r"transferr(ed|ing) (you )?to a human agent", re.IGNORECASE)
+
+
+def stop_token(text: str) -> str | None:
+    """The first stop token in ``text``, or None."""
+    for token in STOP_TOKENS:
+        if token in text:
+            return token
+    return None
+
+
+class ScriptedUser:
+    """The deterministic default user.
+
+    It opens with the reason for the call; answers a question with the facts whose topic the question
+    names ("My email is ..."), saying it does not know the others; agrees (or, if scripted, declines)
+    when asked to confirm; after a statement it makes its next request, or ends with its stop token;
+    it answers a transfer with ``###TRANSFER###``, and a second question in a row that its scenario does
+    not cover with ``###OUT-OF-SCOPE###``. For a loaded tau2 task (no script) it answers any question
+    with its known info.
+
+    Args:
+        task: the task to play; None for an unbound instance (the env binds it with `for_task`).
+    """
+
+    def __init__(self, task: ServiceTask | None = None) -> None:
+        self.task = task
+
+    def for_task(self, task: ServiceTask) -> ScriptedUser:
+        return ScriptedUser(task)
+
+    def __repr__(self) -> str:
+        return f"ScriptedUser({self.task.id if self.task else 'unbound'})"
+
+    def reply(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
+        del seed  # deterministic
+        if self.task is None:
+            raise ValueError("ScriptedUser needs a task: build it with ScriptedUser(task) or for_task(task)")
+        script = self.task.script or UserScript()
+        agent = [m["content"] for m in messages if m["role"] == "assistant"]
+        if not agent:
+            return self.task.reason_for_call
+        last = agent[-1]
+        low = last.lower()
+        if _TRANSFERRED.search(last):
+            return TRANSFER
+        if "?" in last:
+            if "(yes/no)" in low or "confirm" in low:
+                return (
+                    "Yes, please go ahead." if script.confirm else f"No, please do not do that. {script.stop}"
+                )
+            answers = [f"My {topic} is {value}." for topic, value in script.facts.items() if topic in low]
+            answers += [f"I don't know my {t}." for t in ASKED_TOPICS if t in low and t not in script.facts]
+            if answers:
+                return " ".join(answers)
+            if self.task.script is None:
+                known = getattr(self.task.instructions, "known_info", None)
+                if known:
+                    return known
+            previous = [m["content"] for m in messages if m["role"] == "user"]
+            if previous and previous[-1] == NOT_SURE:  # asked twice for what the scenario does not cover
+                return OUT_OF_SCOPE
+            return NOT_SURE
+        said = {m["content"] for m in messages if m["role"] == "user"}
+        pending = [r for r in script.requests if r not in said]
+        if pending:
+            return pending[0]
+        return f"Thank you, that's all I needed. {script.stop}"
+
+
+USER_GUIDELINES = """\
+You play a customer who contacts a company's customer service agent. Follow the scenario below.
+- Write only your next message to the agent, in the first person, short and natural.
+- Reveal information a little at a time, only when the agent needs it. Never invent facts that are not
+  in the scenario: if the agent asks for something you were not given, say you do not know it.
+- Do not repeat the scenario word for word. Stay in character; you are not an AI assistant.
+- When your goals are met, or cannot be met, write only ###STOP###. If the agent transfers you to a
+  human agent, write only ###TRANSFER###. If the scenario does not say what to do next, write only
+  ###OUT-OF-SCOPE###.
+"""
+
+
+class ModelUser(_ChatModelUser):
+    """A `UserSimulator` played by any `ChatModel`, prompted tau2-style: guidelines + ``<scenario>``.
+
+    Args:
+        model: the chat model.
+        guidelines: the user guidelines (default: `USER_GUIDELINES`).
+        temperature: sampling temperature (tau2's default is 0).
+        max_tokens: the longest reply.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        guidelines: str = USER_GUIDELINES,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        task: ServiceTask | None = None,
+    ) -> None:
+        scenario = f"\n<scenario>\n{task.scenario_text()}\n</scenario>" if task is not None else ""
+        super().__init__(
+            model, system_prompt=guidelines + scenario, temperature=temperature, max_tokens=max_tokens
+        )
+        self.guidelines = guidelines
+        self.task = task
+
+    def for_task(self, task: ServiceTask) -> ModelUser:
+        return ModelUser(
+            self.model,
+            guidelines=self.guidelines,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            task=task,
+        )
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ModelUser:
+        return self  # holds a model; immutable once bound
+
+
+__all__ = ["STOP_TOKENS", "ModelUser", "ScriptedUser", "stop_token"]
