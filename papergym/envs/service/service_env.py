@@ -448,4 +448,4 @@ def _decode(text: str) -> Any:
         return text
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "airline"}]
