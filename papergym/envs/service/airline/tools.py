@@ -134,10 +134,16 @@ class AirlineTools(Toolkit):
         return {"payment_id": payment_id, "amount": total} if total != 0 else None
 
     def _search(
-        self, origin: str | None, destination: str | None, day: str, after: str | None = None
+        self,
+        origin: str | None,
+        destination: str | None,
+        day: str,
+        after: str | None = None,
+        flights: list[dict[str, Any]] | None = None,
     ) -> list:
+        """tau2's direct-flight search (``flights``: the flight records to scan, default all)."""
         found = []
-        for flight in self.db.values("flights"):
+        for flight in self.db.values("flights") if flights is None else flights:
             instance = flight["dates"].get(day)
             if (
                 (origin is None or flight["origin"] == origin)
@@ -221,7 +227,10 @@ class AirlineTools(Toolkit):
             date: The date in the format 'YYYY-MM-DD', such as '2024-05-20'.
         """
         pairs = []
-        for first in self._search(origin, None, date):
+        by_origin: dict[str, list[dict[str, Any]]] = {}
+        for flight in self.db.values("flights"):
+            by_origin.setdefault(flight["origin"], []).append(flight)
+        for first in self._search(origin, None, date, flights=by_origin.get(origin, [])):
             first["date"] = date
             arrival = first["scheduled_arrival_time_est"]
             day2 = date
@@ -230,7 +239,10 @@ class AirlineTools(Toolkit):
                     day2 = (_date.fromisoformat(date) + timedelta(days=1)).isoformat()
                 except ValueError:
                     day2 = date
-            for second in self._search(first["destination"], destination, day2, after=arrival):
+            onward = by_origin.get(first["destination"], [])
+            for second in self._search(
+                first["destination"], destination, day2, after=arrival, flights=onward
+            ):
                 second["date"] = day2
                 pairs.append([first, second])
         return pairs
