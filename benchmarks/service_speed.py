@@ -15,6 +15,7 @@ episode on retail task 0 with its gold script, this project's machines) are from
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -61,7 +62,8 @@ def measure(env: Any, scripts: list[tuple[dict[str, Any], list[str]]], rounds: i
             for action in actions:
                 s = time.perf_counter_ns()
                 env.step(action)
-                (tool if action.startswith("<tool_call>") else message).append((time.perf_counter_ns() - s) / 1000)
+                spent = (time.perf_counter_ns() - s) / 1000
+                (tool if action.startswith("<tool_call>") else message).append(spent)
             episode.append((time.perf_counter_ns() - t0) / 1000)
             steps += len(actions)
     return {
@@ -83,12 +85,14 @@ def run(episodes: int, tau2_data: Path | None) -> list[tuple[str, dict[str, Any]
     ]
     scripts = [(o, _script(env, o)) for o, _ in scripts]
     measure(env, scripts[:20], 1)  # warm-up
-    rows.append((f"generated retail, {len(scripts)} tasks (all templates), scripted user", measure(env, scripts, 1)))
+    name = f"generated retail, {len(scripts)} tasks (all templates), scripted user"
+    rows.append((name, measure(env, scripts, 1)))
     if tau2_data is not None and (tau2_data / "tasks.json").is_file():
         env = gym.make("papergym/ServiceAgent-v0", domain="retail", tau2_data=tau2_data).unwrapped
         one = [({"task_id": "0"}, _script(env, {"task_id": "0"}))]
         measure(env, one, 20)
-        rows.append(("tau2 retail task 0, gold script (tau2's own files)", measure(env, one, max(episodes, 50))))
+        name = "tau2 retail task 0, gold script (tau2's own files)"
+        rows.append((name, measure(env, one, max(episodes, 50))))
         every = [({"task_id": str(i)}, _script(env, {"task_id": str(i)})) for i in range(114)]
         rows.append(("tau2 retail, all 114 tasks, gold scripts", measure(env, every, 2)))
     return rows
@@ -114,7 +118,8 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     if tau2_row is not None:
         lines.append("")
         lines.append(
-            f"Same episode (tau2 retail task 0, gold script): papergym {tau2_row['episode'][0] / 1000:.2f} ms vs "
+            "Same episode (tau2 retail task 0, gold script): "
+            f"papergym {tau2_row['episode'][0] / 1000:.2f} ms vs "
             f"tau2 {TAU2_EPISODE_MS:,.0f} ms ({TAU2_EPISODE_MS * 1000 / tau2_row['episode'][0]:,.0f}x); "
             f"tool-call step {tau2_row['tool'][0]:.1f} µs vs {TAU2_STEP_MS * 1000:,.0f} µs "
             f"({TAU2_STEP_MS * 1000 / tau2_row['tool'][0]:,.0f}x). Targets: step <= 100 µs, episode <= 10 ms."
@@ -122,7 +127,9 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     lines.append("")
     lines.append(
         f"One process, one env, the env's own `step` (`env.unwrapped`), Python {platform.python_version()}, "
-        f"gymnasium {gym.__version__}, {platform.machine()}. tau2's row is quoted, not re-run."
+        f"gymnasium {gym.__version__}, {platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (shared machine: p95 and absolute times move with the load). "
+        "tau2's row is quoted, not re-run."
     )
     return "\n".join(lines)
 

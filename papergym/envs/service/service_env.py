@@ -134,8 +134,8 @@ class ServiceAgentEnv(TextEnv):
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
     >>> obs, info = env.reset(seed=0)
-    >>> "cancel_pending_order" in obs, sorted(info["policy"].split())[:0]
-    (True, [])
+    >>> "cancel_pending_order" in obs, info["tools"][0]["function"]["name"]
+    (True, 'find_user_id_by_email')
     >>> done = False
     >>> while not done:
     ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
