@@ -373,7 +373,7 @@ def test_a_tau2_format_airline_folder_loads_and_its_gold_scores_one(folder: Path
     assert env.splits == ("train", "test") and not env.enforce_policy
     ids = json.loads((folder / "split_tasks.json").read_text())["base"]
     for task_id in ids:
-        obs, info = env.reset(options={"task_id": task_id})
+        _, info = env.reset(options={"task_id": task_id})
         assert info[K.POLICY] == AIRLINE_POLICY
         while True:
             _, reward, terminated, truncated, info = env.step(env.oracle_action())

@@ -42,6 +42,9 @@ _REASONS = {
 
 
 def cancel(kind: str, name: str, *, search: bool = False) -> Build:
+    """Cancel a reservation a rule allows (``kind``: recent, business, insured, airline); ``search``: the user
+    does not know its id and the agent finds it among the user's reservations."""
+
     def test_for(world: AirlineWorld) -> Callable[[dict], bool]:
         def test(r: dict) -> bool:
             if not is_future(world, r):
@@ -169,6 +172,8 @@ def refuse(kind: str, name: str) -> Build:
 
 
 def transfer_flown(name: str) -> Build:
+    """Cancelling a partly flown trip: the agent transfers to a human agent."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         r = pick(rng, world, split, "flown", lambda x: is_flown(world.db, x))
         if r is None:
@@ -275,6 +280,8 @@ def change_date(name: str, pay: str) -> Build:
 
 
 def change_cabin(name: str, new_cabin: str, from_cabins: tuple[str, ...]) -> Build:
+    """Change the cabin of a reservation on the same flights, settling the difference on the credit card."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         def fits(x: dict) -> bool:
             if x["cabin"] not in from_cabins or not is_future(world, x):
@@ -339,6 +346,8 @@ def change_cabin(name: str, new_cabin: str, from_cabins: tuple[str, ...]) -> Bui
 
 
 def add_bags(name: str, paid: bool) -> Build:
+    """Add checked bags beyond the free allowance (``paid``) or within it."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         r = pick(rng, world, split, "bags", lambda x: is_future(world, x))
         if r is None:
@@ -400,6 +409,8 @@ def add_bags(name: str, paid: bool) -> Build:
 
 
 def change_passenger(name: str) -> Build:
+    """Replace one passenger's details (the number of passengers stays)."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         r = pick(rng, world, split, "passengers", lambda x: is_future(world, x))
         if r is None:

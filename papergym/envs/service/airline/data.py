@@ -99,9 +99,9 @@ def _status(rng: random.Random, day: str, dep: int, arr: int, prices: dict[str, 
             "actual_departure_time_est": stamp(day, dep + 5),
             "estimated_arrival_time_est": stamp(day, arr + 5),
         }
-    near = day <= "2024-05-17"
+    near = day <= "2024-05-18"
     draw = rng.random()
-    if day == TODAY or (near and draw < 0.12):
+    if day == TODAY or (near and draw < 0.3):
         if draw < 0.08:
             return {"status": "cancelled"}
         if draw < 0.6 or day != TODAY:
@@ -302,7 +302,8 @@ def _reservation(
         + BAG_FEE * nonfree
     )
     payer = rng.choice([m for m in user["payment_methods"].values() if m["source"] != "certificate"])
-    if _day(out_day) > TODAY and rng.random() < 0.2:  # booked within the last 24 hours
+    near = TODAY <= _day(out_day) <= "2024-05-18"
+    if (near or _day(out_day) > TODAY) and rng.random() < (0.5 if near else 0.2):  # booked in the last 24 h
         created = f"2024-05-14T{rng.randrange(15, 24):02d}:{rng.randrange(60):02d}:00"
     else:
         start = FIRST_DAY - timedelta(days=10)

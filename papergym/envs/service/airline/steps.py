@@ -6,10 +6,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from papergym.envs.service.airline.data import (
-    AirlineWorld,
-    is_flown,
-)
+from papergym.envs.service.airline.data import AirlineWorld, is_flown
 from papergym.envs.service.builder import TaskBuilder
 from papergym.envs.service.plan import Match, Res, Said
 from papergym.envs.service.tasks import ServiceTask
@@ -25,6 +22,7 @@ CABIN_WORDS = {"basic_economy": "basic economy", "economy": "economy", "business
 
 # ---------------------------------------------------------------------- shared steps
 def new_task(name: str) -> TaskBuilder:
+    """A builder for one airline task of template ``name``."""
     return TaskBuilder("airline", name)
 
 
@@ -38,6 +36,7 @@ def auth(b: TaskBuilder, world: AirlineWorld, user_id: str) -> str:
 
 
 def ask_reservation(b: TaskBuilder, rid: str, label: str = "res") -> None:
+    """Ask the reservation id and read the reservation (label ``label``)."""
     b.facts["reservation id"] = rid
     b.say(ASK_RESERVATION)
     b.call(
@@ -54,6 +53,7 @@ def payment_method(user: dict[str, Any], source: str) -> tuple[dict[str, Any] | 
 def pick(
     rng: random.Random, world: AirlineWorld, split: str, name: str, test: Callable[[dict], bool]
 ) -> dict | None:
+    """A random active reservation of the split passing ``test`` (cached as ``name``), or None."""
     ids = world.kind(split, name, test)
     return world.reservation(rng.choice(ids)) if ids else None
 
@@ -70,10 +70,12 @@ def flight_refs(res_label: str, n_segments: int) -> list[dict[str, Res]]:
 
 
 def gold_flights(reservation: dict[str, Any]) -> list[dict[str, str]]:
+    """The reservation's flights as tool arguments (the gold action's values)."""
     return [{"flight_number": s["flight_number"], "date": s["date"]} for s in reservation["flights"]]
 
 
 def passenger_of(user: dict[str, Any]) -> dict[str, str]:
+    """The user as a passenger record."""
     return {
         "first_name": user["name"]["first_name"],
         "last_name": user["name"]["last_name"],
@@ -81,18 +83,21 @@ def passenger_of(user: dict[str, Any]) -> dict[str, str]:
     }
 
 
-SELF = {
+SELF: dict[str, Res] = {
     "first_name": Res("user", ("name", "first_name")),
     "last_name": Res("user", ("name", "last_name")),
     "dob": Res("user", ("dob",)),
 }
+"""The user as a passenger, read from their details (label ``user``)."""
 
 
 def is_future(world: AirlineWorld, r: dict[str, Any]) -> bool:
+    """Whether no flight of the reservation has been flown."""
     return not is_flown(world.db, r)
 
 
 def future_days(rng: random.Random) -> list[str]:
+    """The bookable dates after tau2's today (2024-05-16 to 2024-05-30), shuffled by ``rng``."""
     days = [f"2024-05-{d:02d}" for d in range(16, 31)]
     rng.shuffle(days)
     return days

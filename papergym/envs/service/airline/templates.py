@@ -27,6 +27,7 @@ from papergym.envs.service.airline.changes import (
 from papergym.envs.service.airline.data import (
     AIRPORTS,
     AirlineWorld,
+    cancel_allowed,
     segment_status,
 )
 from papergym.envs.service.airline.steps import (
@@ -47,6 +48,8 @@ from papergym.envs.service.tasks import ServiceTask
 
 # ---------------------------------------------------------------------- information
 def _info(kind: str, name: str) -> Build:
+    """Answer a question from the tools (flight status, airport code, balances, a reservation's facts)."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         b = new_task(name)
         if kind == "status":
@@ -115,6 +118,8 @@ def _info(kind: str, name: str) -> Build:
 
 
 def _seats(name: str) -> Build:
+    """Seats left and the fare in a cabin of a flight named by route, date and departure time."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         cabin = rng.choice(("basic_economy", "economy", "business"))
         picked = bookable_flight(rng, world, cabin, 0)
@@ -152,11 +157,14 @@ def _seats(name: str) -> Build:
 
 # ---------------------------------------------------------------------- compensation
 def _eligible(world: AirlineWorld, r: dict[str, Any]) -> bool:
+    """Whether the policy allows compensation: silver or gold, insured, or business."""
     membership = world.user(r["user_id"])["membership"]
     return membership in ("silver", "gold") or r["insurance"] == "yes" or r["cabin"] == "business"
 
 
 def _compensate(name: str, grant: bool) -> Build:
+    """A complaint about a flight the airline cancelled: a certificate (``grant``) or a refusal."""
+
     def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
         r = pick(
             rng,
@@ -224,6 +232,71 @@ def _compensate(name: str, grant: bool) -> Build:
     return build
 
 
+def _delayed_cancel(name: str) -> Build:
+    """A delayed flight: the user cancels the reservation (a rule allows it) and asks for compensation; the
+    agent cancels, then sends a certificate of 50 dollars per passenger."""
+
+    def fits(world: AirlineWorld, x: dict[str, Any]) -> bool:
+        return (
+            any(segment_status(world.db, s) == "delayed" for s in x["flights"])
+            and cancel_allowed(world.db, x, insured_reason=False)
+            and _eligible(world, x)
+        )
+
+    def build(rng: random.Random, world: AirlineWorld, split: str) -> ServiceTask | None:
+        r = pick(rng, world, split, "delayed_cancel", lambda x: fits(world, x))
+        if r is None:
+            return None
+        k = next(i for i, s in enumerate(r["flights"]) if segment_status(world.db, s) == "delayed")
+        seg, n = r["flights"][k], len(r["passengers"])
+        b = new_task(name)
+        known = auth(b, world, r["user_id"])
+        ask_reservation(b, r["reservation_id"])
+        b.call(
+            "get_flight_status",
+            {"flight_number": seg["flight_number"], "date": seg["date"]},
+            {
+                "flight_number": Res("res", ("flights", k, "flight_number")),
+                "date": Res("res", ("flights", k, "date")),
+            },
+            "st",
+        )
+        rid = Res("res", ("reservation_id",))
+        b.say("The flight is {0}. I will cancel reservation {1}." + CONFIRM, Res("st"), rid)
+        b.call(
+            "cancel_reservation", {"reservation_id": r["reservation_id"]}, {"reservation_id": rid}, "cancel"
+        )
+        rate = COMPENSATION["delayed"]
+        b.call(
+            "calculate",
+            {"expression": f"{rate} * {n}"},
+            {"expression": Fmt(f"{rate} * {{0}}", (Count(Res("res", ("passengers",))),))},
+            "amt",
+        )
+        b.say(
+            "Reservation {0} is {1}. For the delay I can offer a travel certificate of {2} dollars."
+            + CONFIRM,
+            rid,
+            Res("cancel", ("status",)),
+            Res("amt"),
+        )
+        b.call(
+            "send_certificate",
+            {"user_id": r["user_id"], "amount": rate * n},
+            {"user_id": Res("user", ("user_id",)), "amount": Res("amt")},
+            "cert",
+        )
+        b.say("Done: {0}", Res("cert"))
+        b.communicate.append(str(rate * n))
+        opening = (
+            f"Hi, my flight {seg['flight_number']} on {seg['date']} is delayed. I want to cancel my "
+            "reservation, and I'd like compensation for the delay."
+        )
+        return b.build("", opening, known, "Cancel the reservation and accept a travel certificate.")
+
+    return build
+
+
 TEMPLATES: tuple[Template, ...] = (
     Template("book_direct_credit_card", book("book_direct_credit_card")),
     Template("book_direct_gift_card", book("book_direct_gift_card", pay="gift_card"), delayed=True),
@@ -269,4 +342,5 @@ TEMPLATES: tuple[Template, ...] = (
     Template("info_seats", _seats("info_seats")),
     Template("compensate_cancelled_flight", _compensate("compensate_cancelled_flight", True)),
     Template("refuse_compensation", _compensate("refuse_compensation", False)),
+    Template("cancel_delayed_compensate", _delayed_cancel("cancel_delayed_compensate"), delayed=True),
 )
