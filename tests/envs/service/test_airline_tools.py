@@ -404,3 +404,25 @@ def test_a_wrong_write_on_tau2_data_fails_the_db_check(folder: Path) -> None:
         if terminated or truncated:
             break
     assert reward == 0.0 and info[K.CHECKS]["db"] is False
+
+
+TAU2_AIRLINE = Path(__file__).resolve().parents[4] / "shared" / "tau2" / "airline"
+
+
+@pytest.mark.skipif(
+    not (TAU2_AIRLINE / "tasks.json").is_file(),
+    reason=f"tau2's airline data is not at {TAU2_AIRLINE} (copy tau2's data/tau2/domains/airline/ there)",
+)
+def test_tau2s_own_airline_tasks_load_and_their_gold_calls_fit_the_tool_schemas() -> None:
+    from papergym.envs.service.tasks import load_tau2_folder
+
+    loaded = load_tau2_folder(TAU2_AIRLINE, "airline")
+    assert len(loaded.tasks) == 50 and len(loaded.splits["base"]) == 50
+    schemas = AirlineTools.tools()
+    problems = [
+        (task.id, a.name, schemas[a.name].validate(a.arguments))
+        for task in loaded.tasks.values()
+        for a in task.criteria.actions
+        if schemas[a.name].validate(a.arguments) is not None
+    ]
+    assert problems == []
