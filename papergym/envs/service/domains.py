@@ -9,6 +9,7 @@ from papergym.envs.service.domain import Domain
 
 DOMAINS: dict[str, str] = {
     "retail": "papergym.envs.service.retail:RetailDomain",
+    "airline": "papergym.envs.service.airline:AirlineDomain",
 }
 """Domain name -> ``"module:Class"`` (imported on first use)."""
 

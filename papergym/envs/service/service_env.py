@@ -115,7 +115,7 @@ class ServiceAgentEnv(TextEnv):
     raises `BackendError` (``info["error"]``).
 
     ## Arguments
-    - ``domain``: ``"retail"`` (``"airline"`` where registered).
+    - ``domain``: ``"retail"`` or ``"airline"``.
     - ``tau2_data``: a tau2 domain folder to run instead of the generated default.
     - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
     - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
@@ -129,7 +129,7 @@ class ServiceAgentEnv(TextEnv):
     tau2-bench (sierra-research/tau2-bench), as used by SpeechGym and IAPO (papers/envs.md §2.2-2.3).
 
     ## Version History
-    - v0: retail (generated and tau2 data).
+    - v0: retail and airline (generated and tau2 data).
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
@@ -470,4 +470,4 @@ def _gold_plan(task: ServiceTask) -> tuple[Any, ...]:
     return task.plan
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "airline"}]
