@@ -354,3 +354,34 @@ def completion_logprobs(
     if entropy is None:
         return gathered, mask
     return gathered, entropy.gather(1, index) * mask, mask
+
+
+def completion_logits(
+    policy: PolicyModel,
+    prompts: Sequence[Sequence[int]],
+    completions: Sequence[Sequence[int]],
+) -> tuple[Any, Any]:
+    """The full-vocabulary logits that predict each completion token given its prompt (differentiable).
+
+    Returns:
+        ``(logits, mask)``: ``(B, Tc, V)`` float32 logits (row ``i``, position ``j`` predicts
+        ``completions[i][j]``) and the ``(B, Tc)`` mask of real completion tokens.
+    """
+    torch = require("torch", "llm")
+    if len(prompts) != len(completions) or any(len(p) == 0 for p in prompts):
+        raise ValueError("need one non-empty prompt per completion")
+    ids, attn = pad_right(
+        [list(p) + list(c) for p, c in zip(prompts, completions, strict=True)],
+        policy.pad_id,
+        device=policy.device,
+    )
+    positions = (attn.cumsum(-1) - 1).clamp(min=0)
+    logits = policy.model(input_ids=ids, attention_mask=attn, position_ids=positions).logits.float()
+    width = max(1, max(len(c) for c in completions))
+    index = torch.zeros((len(prompts), width), dtype=torch.long, device=ids.device)
+    mask = torch.zeros((len(prompts), width), device=ids.device)
+    for i, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        index[i, : len(c)] = torch.arange(len(p) - 1, len(p) - 1 + len(c))
+        mask[i, : len(c)] = 1.0
+    gathered = logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1]))  # (B, Tc, V)
+    return gathered, mask

