@@ -269,6 +269,7 @@ def main(
     group_reward: GroupReward | None = None,
     advantage_hook: AdvantageHook | None = None,
     forced: ForcedTokens | None = None,
+    script: Callable[[int, Any, Any], str | None] | None = None,
     on_step: Callable[[int, dict[str, Any], list[Episode]], None] | None = None,
 ) -> dict[str, Any]:
     """Train; returns the last step's metrics plus success before/after (when ``eval_tasks > 0``).
@@ -278,6 +279,8 @@ def main(
         group_reward, advantage_hook: objects that override ``args.group_reward`` / ``args.advantage_hook``.
         forced: a scripted policy's tokens (`papergym.baselines.rollout.run_episodes`); its tokens are
             trained like sampled ones (tests and forced-completion runs).
+        script: a scripted policy in text: ``script(member index, env, observation)`` returns the whole
+            action (tokenised and closed with a stop token, trained like sampled tokens) or None to sample.
         on_step: called after each update with the step, its metrics and its episodes (with
             ``episode.token_advantages`` set: per segment, per token).
     """
@@ -321,6 +324,17 @@ def main(
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
     if run.resumed_state is not None:
         optimizer.load_state_dict(run.resumed_state["optimizer"])
+    if script is not None and forced is None:
+        stop = (
+            policy.tokenizer.eos_token_id
+            if policy.tokenizer.eos_token_id is not None
+            else min(policy.stop_ids)
+        )
+
+        def forced(i: int, turn: int, observation: Any) -> Sequence[int] | None:
+            text = script(i, envs[i], observation)
+            return None if text is None else [*policy.encode(text), stop]
+
     metrics: dict[str, Any] = {}
     for step in range(run.start_step, args.steps):
         started = time.perf_counter()
