@@ -9,6 +9,7 @@ from papergym.envs.service.domain import Domain
 
 DOMAINS: dict[str, str] = {
     "retail": "papergym.envs.service.retail:RetailDomain",
+    "telecom": "papergym.envs.service.telecom:TelecomDomain",
 }
 """Domain name -> ``"module:Class"`` (imported on first use)."""
 

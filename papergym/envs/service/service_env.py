@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from papergym.envs.service.domain import Domain, Session
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import Outcome, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
+from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask, Tau2Folder, load_tau2_folder
 from papergym.envs.service.user import STOP, ScriptedUser, stop_token
 
@@ -65,6 +67,7 @@ class _State:
     plan_await: str = ""
     outcome: Outcome | None = None
     stopped: bool = False
+    provenance: ProvenanceLog = field(default_factory=ProvenanceLog)
 
 
 class ServiceAgentEnv(TextEnv):
@@ -99,7 +102,7 @@ class ServiceAgentEnv(TextEnv):
     raises `BackendError` (``info["error"]``).
 
     ## Arguments
-    - ``domain``: ``"retail"`` (``"airline"`` where registered).
+    - ``domain``: ``"retail"``, ``"telecom"`` (``"airline"`` where registered).
     - ``tau2_data``: a tau2 domain folder to run instead of the generated default.
     - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
     - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
@@ -113,7 +116,8 @@ class ServiceAgentEnv(TextEnv):
     tau2-bench (sierra-research/tau2-bench), as used by SpeechGym and IAPO (papers/envs.md §2.2-2.3).
 
     ## Version History
-    - v0: retail (generated and tau2 data).
+    - v0: retail (generated and tau2 data); telecom (the user's own phone, tau2 TOML data); per-step
+      ``info["provenance"]`` for IAPO's influence credit.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
@@ -250,6 +254,24 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         bind = getattr(self.user, "for_task", None)
         self._bound_user = bind(s.task) if callable(bind) else self.user
+        attach = getattr(self._bound_user, "attach_device", None)
+        if callable(attach) and self._domain().toolkit.USER:  # the user's own phone (telecom)
+            attach(self._device_call)
+
+    def _device_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """Run one of the user's own tools for the user simulator (recorded as a ``device`` event)."""
+        s = self._require()
+        result = self._domain().toolkit(s.db).call_user(name, dict(arguments))
+        s.events.append(
+            {
+                "kind": "device",
+                "name": name,
+                "arguments": dict(arguments),
+                "result": result.text,
+                "error": result.error,
+            }
+        )
+        return result.text
 
     def _user_reply(self) -> str | Turn:
         """The user's next message (appended to the dialogue), or a truncating Turn on a backend fault."""
@@ -281,6 +303,9 @@ class ServiceAgentEnv(TextEnv):
             turn = self._tool(parsed.calls[0].name, dict(parsed.calls[0].arguments))
         else:
             turn = self._message(action)
+        invalid = bool(turn.info.get(K.INVALID_ACTION))
+        record = s.provenance.update(s.events, self._episode_steps(), invalid=invalid)
+        turn = dataclasses.replace(turn, info={**turn.info, K.PROVENANCE: record})
         if not (turn.terminated or turn.truncated) and self._episode_steps() + 1 >= self.max_steps:
             s.outcome = Outcome(0.0)
             return Turn(
@@ -402,10 +427,12 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         if s.task.plan is not None:
             return s.task.plan
+        domain = self._domain()
         calls = tuple(
             Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
-            for a in s.task.criteria.actions
             if a.requestor == "assistant"
+            else Say(domain.user_action_request(a.name, a.arguments).replace("{", "{{").replace("}", "}}"))
+            for a in s.task.criteria.actions
         )
         info = s.task.criteria.communicate_info
         closing = Say("; ".join(info) + " " + STOP if info else STOP)
@@ -448,4 +475,4 @@ def _decode(text: str) -> Any:
         return text
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "telecom"}]
