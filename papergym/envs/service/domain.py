@@ -27,6 +27,9 @@ from papergym.core.tools import Tool
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.tasks import ServiceTask
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""One encoder for every result: ``json.dumps`` with keywords builds a new one per call."""
+
 __all__ = ["CallResult", "Domain", "Session", "ToolError", "Toolkit"]
 
 
@@ -131,7 +134,7 @@ class Toolkit:
             self.db.rollback(mark)
             return CallResult(f"Error: {exc}", None, True, True)
         self.db.commit()
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = value if isinstance(value, str) else _ENCODER.encode(value)
         return CallResult(text, value)
 
     def assertion(self, name: str, arguments: Mapping[str, Any]) -> Any:
@@ -220,12 +223,16 @@ class Domain(abc.ABC):
         return f"Please do this on your side: {name}({args})."
 
     def generate_task(self, rng: random.Random, world: Any, split: str) -> ServiceTask:
-        """A task from a template drawn with ``rng`` (redrawn while a template finds no entity)."""
-        for _ in range(100):
-            template = self.templates[rng.randrange(len(self.templates))]
-            task = template.build(rng, world, split)
-            if task is not None:
-                return task
-        raise RuntimeError(
-            f"{self.name}: no template found an entity in 100 draws; the database is too small"
-        )
+        """A task from a template drawn uniformly with ``rng``.
+
+        A template whose entity draw does not fit (no such order, no gift card, ...) draws again, up to
+        50 times, so that every template keeps its share of the tasks; then the next template is tried.
+        """
+        first = rng.randrange(len(self.templates))
+        for k in range(len(self.templates)):
+            template = self.templates[(first + k) % len(self.templates)]
+            for _ in range(50):
+                task = template.build(rng, world, split)
+                if task is not None:
+                    return task
+        raise RuntimeError(f"{self.name}: no template found an entity; the database is too small")
