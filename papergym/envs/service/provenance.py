@@ -126,7 +126,7 @@ class ProvenanceLog:
         if action is None:
             record["error"] = True
             record["repeats"] = None
-            self.last_failed = None
+            self.last_failed = step
             return record
         if action["kind"] == "tool":
             record.update(kind="tool", tool=action["name"])

@@ -11,13 +11,16 @@ generic `ScriptedUser` (facts, confirmations, follow-up requests, the stop token
 from __future__ import annotations
 
 import ast
+import copy
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from papergym.backends.protocols import Message
+from papergym.backends.protocols import ChatModel, Message
+from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.service.tasks import ServiceTask
-from papergym.envs.service.user import ScriptedUser
+from papergym.envs.service.user import USER_GUIDELINES, ModelUser, ScriptedUser
 
 DeviceCall = Callable[[str, Mapping[str, Any]], str]
 _WIFI = r"wi-?fi"
@@ -124,3 +127,85 @@ class TelecomUser(ScriptedUser):
                 results = [self.device(tool, args) for tool, args in requests]
                 return "Okay, I did that on my phone. " + " ".join(r.replace("\n", "; ") for r in results)
         return super().reply(messages, seed=seed)
+
+
+DEVICE_GUIDELINES = """
+You have your own phone. To act on it or look at it, write only one or more tool calls, each as
+<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>; you then see what the phone shows and write your
+next message. Use only these phone tools, and never make up what the phone shows:
+{tools}
+"""
+"""Added to the user guidelines of `DeviceModelUser` (the phone's tool schemas fill ``{tools}``)."""
+
+
+class DeviceModelUser(ModelUser):
+    """A `ModelUser` (any ChatModel) that operates its own phone through the user's tools, as tau2's user LLM.
+
+    The phone's tool schemas are added to the user prompt (`DEVICE_GUIDELINES`). When a reply holds tool
+    calls, they run on the phone (`attach_device`, done by the env), the results are shown to the model as
+    ``[your phone]`` messages and it is asked again, up to ``max_rounds`` times; the first reply without
+    tool calls goes to the agent.
+
+    Args:
+        model: the chat model.
+        max_rounds: the most phone rounds per reply.
+        guidelines, temperature, max_tokens, task: as `ModelUser`.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        guidelines: str = USER_GUIDELINES,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        task: ServiceTask | None = None,
+        max_rounds: int = 5,
+    ) -> None:
+        from papergym.envs.service.telecom.tools import TelecomTools  # tools import this module's package
+
+        tools = json.dumps([t.schema() for t in TelecomTools.user_tools().values()])
+        super().__init__(
+            model,
+            guidelines=guidelines + DEVICE_GUIDELINES.format(tools=tools),
+            temperature=temperature,
+            max_tokens=max_tokens,
+            task=task,
+        )
+        self.base_guidelines = guidelines
+        self.max_rounds = int(max_rounds)
+        self.device: DeviceCall | None = None
+
+    def for_task(self, task: ServiceTask) -> DeviceModelUser:
+        return DeviceModelUser(
+            self.model,
+            guidelines=self.base_guidelines,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            task=task,
+            max_rounds=self.max_rounds,
+        )
+
+    def attach_device(self, device: DeviceCall) -> None:
+        """Give the user their phone (called by the env at every reset and restore)."""
+        self.device = device
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DeviceModelUser:
+        new = self.for_task(self.task)  # type: ignore[arg-type]  # the model is shared, the phone copied
+        new.device = copy.deepcopy(self.device, memo)
+        return new
+
+    def reply(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
+        extra: list[Message] = []
+        text = ""
+        for _ in range(self.max_rounds + 1):
+            text = super().reply([*messages, *extra], seed=seed)
+            parsed = parse_tool_calls(text)
+            if self.device is None or not parsed.ok or not parsed.calls:
+                return text
+            shown = [f"{c.name}: {self.device(c.name, dict(c.arguments))}" for c in parsed.calls]
+            extra += [
+                {"role": "user", "content": text},
+                {"role": "assistant", "content": "[your phone] " + "\n".join(shown)},
+            ]
+        return text
