@@ -110,9 +110,11 @@ def table(episodes: int, rates: list[float]) -> str:
     for domain in sorted(DOMAINS):
         for rate in rates:
             m = measure(domain, rate, episodes)
+            low, high = m["range_pos"]
             rows.append(
-                f"| {domain} | {rate:.2f} | {m['steps']:.1f} | {m['success']:.2f} | {100 * m['moved_pos']:.1f}% | "
-                f"{100 * m['moved_neg']:.1f}% | {m['std_pos']:.3f} | {m['range_pos'][0]:.3f}–{m['range_pos'][1]:.3f} |"
+                f"| {domain} | {rate:.2f} | {m['steps']:.1f} | {m['success']:.2f} | "
+                f"{100 * m['moved_pos']:.1f}% | {100 * m['moved_neg']:.1f}% | {m['std_pos']:.3f} | "
+                f"{low:.3f}–{high:.3f} |"
             )
     note = (
         f"\n{episodes} train tasks per cell (task i = ``<domain>/train/L1/i``), rule annotator, "

@@ -308,6 +308,11 @@ class TelecomTools(DeviceTools, Toolkit):
         self, customer_id: str, line_id: str, new_bill_id: str, contract_ended: bool
     ) -> str:
         """Add an overdue bill for the line's plan and suspend the line (initialization only)."""
+        if self._line(line_id)["status"] != "Active":
+            raise ToolError("Line must be active to suspend for unpaid bill")
+        customer = self._customer(customer_id)
+        if any((self.db.get("bills", b) or {}).get("status") == "Overdue" for b in customer["bill_ids"]):
+            raise ToolError("Customer already has an overdue bill")
         line = self._target_line(customer_id, line_id, edit=True)
         plan = self._plan(line["plan_id"])
         customer = self.db.edit("customers", customer_id)
@@ -325,10 +330,10 @@ class TelecomTools(DeviceTools, Toolkit):
                 "due_date": "2025-01-15",
                 "line_items": [
                     {
-                        "description": f"{plan['name']} - Line {line['phone_number']}",
+                        "description": f"Charge for line {line_id}",
                         "amount": amount,
-                        "date": "2025-01-01",
-                        "item_type": "Plan Charge",
+                        "date": TODAY,
+                        "item_type": "Charge",
                     }
                 ],
                 "status": "Overdue",
@@ -336,7 +341,7 @@ class TelecomTools(DeviceTools, Toolkit):
         )
         self.db.append(customer["bill_ids"], new_bill_id)
         self.db.set(line, "status", "Suspended")
-        self.db.set(line, "suspension_start_date", "2025-02-01")
+        self.db.set(line, "suspension_start_date", TODAY)
         if contract_ended:
             self.db.set(line, "contract_end_date", "2025-01-31")
         return f"Line {line_id} suspended for the overdue bill {new_bill_id}"
@@ -360,6 +365,6 @@ class TelecomTools(DeviceTools, Toolkit):
         return bill is not None and bill["status"] == expected_status
 
     def assert_no_overdue_bill(self, overdue_bill_id: str) -> bool:
-        """The bill is no longer overdue (it was paid)."""
+        """The bill is paid, or not in the database (tau2's semantics)."""
         bill = self.db.get("bills", overdue_bill_id)
-        return bill is not None and bill["status"] == "Paid"
+        return bill is None or bill["status"] == "Paid"
