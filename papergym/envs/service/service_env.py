@@ -18,7 +18,7 @@ from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.envs.service.db import ServiceDB
-from papergym.envs.service.domain import Domain, Session
+from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import Outcome, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
@@ -345,15 +345,18 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         domain = self._domain()
         tools = domain.toolkit(s.db)
-        blocked = None
-        if self.enforce_policy and name in domain.toolkit.WRITE and name in tools.tools():
-            problem = tools.tools()[name].validate(arguments)
-            blocked = None if problem is not None else domain.guard(s.db, s.session, name, arguments)
-        if blocked is not None:
-            result_text, value, error, invalid = f"Error: {blocked}", None, True, False
+        schema = tools.tools().get(name)
+        if schema is None or schema.validate(arguments) is not None:
+            result = tools.call(name, arguments)  # the unknown-tool / bad-arguments message
+        elif (
+            self.enforce_policy
+            and name in domain.toolkit.WRITE
+            and (blocked := domain.guard(s.db, s.session, name, arguments))
+        ):
+            result = CallResult(f"Error: {blocked}", None, True)
         else:
-            result = tools.call(name, arguments)
-            result_text, value, error, invalid = result.text, result.value, result.error, result.invalid
+            result = tools.call(name, arguments, validate=False)
+        result_text, value, error, invalid = result.text, result.value, result.error, result.invalid
         if not error:
             user_id = domain.authenticate(name, value)
             if user_id is not None:

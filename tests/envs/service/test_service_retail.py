@@ -246,6 +246,8 @@ def test_scripted_user_answers_confirms_withholds_and_stops() -> None:
 
     assert say("Do you confirm (yes/no)?") == "Yes, please go ahead."
     assert "don't know my user id" in say("What is your user id?")
+    assert say("What colour is your car?") == "I'm not sure, sorry."
+    assert say("What colour is your car, then?") == "###OUT-OF-SCOPE###"
     assert say("It is done.").endswith("###STOP###")
     assert say("I am transferring you to a human agent.") == "###TRANSFER###"
 
