@@ -74,8 +74,13 @@ def message_units(text: str) -> list[tuple[str, list[str]]]:
     return [("message", [t]) for t in seen]
 
 
-def _occurs(spelling: str, text: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(spelling)}(?![\w]|\.\d)", text) is not None
+_TOKEN = re.compile(r"[^\s\"',:;\[\]{}()<>=]+")
+"""A token of a source text: a run between JSON and sentence delimiters."""
+
+
+def _tokens(text: str) -> frozenset[str]:
+    tokens = set(_TOKEN.findall(text))
+    return frozenset(tokens | {t.rstrip(".!?") for t in tokens})
 
 
 @dataclass
@@ -83,6 +88,18 @@ class _Source:
     ref: dict[str, Any]
     text: str
     order: int
+    tokens: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.tokens = _tokens(self.text)
+
+    def holds(self, spelling: str) -> bool:
+        """Whether the unit occurs as a whole token (or, for a unit with delimiters, as a whole phrase)."""
+        if _TOKEN.fullmatch(spelling):
+            return spelling in self.tokens
+        if spelling not in self.text:
+            return False
+        return re.search(rf"(?<![\w.]){re.escape(spelling)}(?![\w]|\.\d)", self.text) is not None
 
 
 @dataclass
@@ -160,7 +177,7 @@ class ProvenanceLog:
         """Source priority: greedy cover of the units by the most comprehensive source, earliest on ties."""
         covers: list[tuple[_Source, set[int]]] = []
         for source in self.sources:
-            hit = {u for u, (_, forms) in enumerate(leaves) if any(_occurs(f, source.text) for f in forms)}
+            hit = {u for u, (_, forms) in enumerate(leaves) if any(source.holds(f) for f in forms)}
             if hit:
                 covers.append((source, hit))
         open_units = set().union(*(hit for _, hit in covers)) if covers else set()

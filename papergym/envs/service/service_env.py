@@ -126,6 +126,7 @@ class ServiceAgentEnv(TextEnv):
     - ``enforce_policy``: refuse writes before authentication or on another user's records (default:
       on for generated tasks, off for tau2 data, whose tools do not check it).
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
+    - ``provenance``: record ``info["provenance"]`` per step (default on; IAPO's rule annotator reads it).
     - ``obs_mode``, ``render_mode``, ``format_penalty``: as `TextEnv`.
 
     ## Paper
@@ -167,6 +168,7 @@ class ServiceAgentEnv(TextEnv):
         obs_mode: ObsMode = "text",
         render_mode: str | None = None,
         format_penalty: float = 0.1,
+        provenance: bool = True,
     ) -> None:
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         if max_steps < 1 or max_errors < 1:
@@ -179,6 +181,7 @@ class ServiceAgentEnv(TextEnv):
         self.enforce_policy = (self.tau2_data is None) if enforce_policy is None else bool(enforce_policy)
         self.max_steps = int(max_steps)
         self.max_errors = int(max_errors)
+        self.provenance = bool(provenance)
         if self.tau2_data is not None:
             loaded = _tau2(self.tau2_data, domain)
             self.splits: tuple[str, ...] = tuple(s for s in ("train", "test") if loaded.splits.get(s)) or (
@@ -324,9 +327,10 @@ class ServiceAgentEnv(TextEnv):
             turn = self._tool(parsed.calls[0].name, dict(parsed.calls[0].arguments))
         else:
             turn = self._message(action)
-        invalid = bool(turn.info.get(K.INVALID_ACTION))
-        record = s.provenance.update(s.events, self._episode_steps(), invalid=invalid)
-        turn = dataclasses.replace(turn, info={**turn.info, K.PROVENANCE: record})
+        if self.provenance:
+            invalid = bool(turn.info.get(K.INVALID_ACTION))
+            record = s.provenance.update(s.events, self._episode_steps(), invalid=invalid)
+            turn = dataclasses.replace(turn, info={**turn.info, K.PROVENANCE: record})
         if not (turn.terminated or turn.truncated) and self._episode_steps() + 1 >= self.max_steps:
             s.outcome = Outcome(0.0)
             return Turn(

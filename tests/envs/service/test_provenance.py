@@ -63,3 +63,9 @@ def test_error_flags_in_every_domain(domain: str) -> None:
     env.step("<tool_call>{not json</tool_call>")
     info = env.step(env.oracle_action())[-1]
     assert info[K.PROVENANCE]["fallback_from"] == 3
+
+
+def test_provenance_can_be_switched_off() -> None:
+    env = gym.make("papergym/ServiceAgent-v0", domain="telecom", provenance=False).unwrapped
+    env.reset(seed=0)
+    assert K.PROVENANCE not in env.step(env.oracle_action())[-1]
