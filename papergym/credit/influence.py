@@ -19,12 +19,13 @@ w ≡ 1 (uniform fallback): IAPO's Props 1-3, tested in ``tests/credit/test_infl
 Annotators: `ProvenanceAnnotator` (default) reads the service env's ``info["provenance"]`` (exact
 value bindings: a CPU "oracle annotator"); `ModelGraphAnnotator` asks a `ModelAnnotator` on any
 ChatModel (IAPO used a frozen Qwen3-32B at temperature 0) with `IAPO_ANNOTATOR_SYSTEM` /
-`IAPO_ANNOTATOR_TEMPLATE`.
+`IAPO_ANNOTATOR_TEMPLATE`; `NoisyAnnotator` drops and adds edges at a rate for robustness studies.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -276,6 +277,39 @@ class ModelGraphAnnotator:
                     if i is not None and 0 <= i < j:
                         edges.add((i, j))
         return InfluenceAnnotation(n, errors, sorted(support), sorted(failed), direct)
+
+
+class NoisyAnnotator:
+    """A robustness probe (papers/envs.md §4.4, inferred): another annotator's edges, each dropped with
+    probability ``rate`` and as many spurious edges added at random (i < j, either sign), seeded per
+    trajectory from ``seed`` and its task id, so a rerun gives the same noise.
+
+    Args:
+        base: the annotator to perturb (default `ProvenanceAnnotator`).
+        rate: ρ, the drop probability and the expected share of added edges.
+        seed: the noise seed.
+    """
+
+    def __init__(self, base: InfluenceAnnotator | None = None, *, rate: float = 0.1, seed: int = 0) -> None:
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rate must be in [0, 1], got {rate}")
+        self.base = base if base is not None else ProvenanceAnnotator()
+        self.rate = float(rate)
+        self.seed = int(seed)
+
+    def __call__(self, traj: Trajectory) -> InfluenceAnnotation:
+        ann = self.base(traj)
+        rng = random.Random(f"{self.seed}:{traj.task_id}:{traj.seed}:{ann.n}")
+        edges = {"support": set(ann.support), "failed": set(ann.failed)}
+        total = sum(len(e) for e in edges.values())
+        for kind in edges:
+            edges[kind] = {e for e in sorted(edges[kind]) if rng.random() >= self.rate}
+        pairs = [(i, j) for j in range(ann.n) for i in range(j)]
+        for _ in range(sum(rng.random() < self.rate for _ in range(total)) if pairs else 0):
+            edges[rng.choice(("support", "failed"))].add(rng.choice(pairs))
+        return InfluenceAnnotation(
+            ann.n, ann.errors, sorted(edges["support"]), sorted(edges["failed"]), ann.direct_user
+        )
 
 
 def _index(value: Any) -> int | None:

@@ -190,3 +190,20 @@ def test_model_annotator_edges_and_validation():
     hook = InfluenceAdvantage(annotator=ModelAnnotator(chat))
     out = hook(_traj(3), 1.0, action_lengths=[5, 5, 5])
     assert chat.calls == 2 and sum(out) == pytest.approx(3.0) and len(set(round(a, 6) for a in out)) > 1
+
+
+def test_noisy_annotator_drops_and_adds_edges_reproducibly():
+    from papergym.credit.influence import NoisyAnnotator
+
+    pairs = [(i, j) for j in range(12) for i in range(j)]
+    base = _Fixed(InfluenceAnnotation(12, support=pairs[::2], failed=pairs[1::5]))
+    traj = _traj(12)
+    assert NoisyAnnotator(base, rate=0.0)(traj).support == sorted(base.annotation.support)
+    noisy = NoisyAnnotator(base, rate=0.3, seed=1)(traj)
+    assert noisy.support != sorted(base.annotation.support)
+    again = NoisyAnnotator(base, rate=0.3, seed=1)(traj)
+    assert (noisy.support, noisy.failed) == (again.support, again.failed)
+    weights = iapo_weights(noisy, 1.0, [3] * 12)
+    assert sum(weights) == pytest.approx(12.0)
+    with pytest.raises(ValueError, match="rate"):
+        NoisyAnnotator(base, rate=1.5)
