@@ -51,26 +51,36 @@ def _script(env: Any, options: dict[str, Any]) -> list[str]:
 
 
 def measure(env: Any, scripts: list[tuple[dict[str, Any], list[str]]], rounds: int) -> dict[str, Any]:
-    """Replay each script ``rounds`` times; per-step and per-episode timings in µs."""
-    tool, message, reset, episode, steps = [], [], [], [], 0
+    """Replay each script ``rounds`` times; per-step and per-episode timings in µs.
+
+    Wall-clock time and the thread's CPU time are both kept: on a loaded machine the wall clock also
+    counts the time the process waited for a core, the CPU time only the env's own work.
+    """
+    tool, message, reset, episode, tool_cpu, episode_cpu, steps = [], [], [], [], [], [], 0
+    wall, cpu = time.perf_counter_ns, time.thread_time_ns
     for _ in range(rounds):
         for options, actions in scripts:
-            t0 = time.perf_counter_ns()
+            t0, c0 = wall(), cpu()
             env.reset(options=options)
-            t1 = time.perf_counter_ns()
-            reset.append((t1 - t0) / 1000)
+            reset.append((wall() - t0) / 1000)
             for action in actions:
-                s = time.perf_counter_ns()
+                s, c = wall(), cpu()
                 env.step(action)
-                spent = (time.perf_counter_ns() - s) / 1000
-                (tool if action.startswith("<tool_call>") else message).append(spent)
-            episode.append((time.perf_counter_ns() - t0) / 1000)
+                spent, spent_cpu = (wall() - s) / 1000, (cpu() - c) / 1000
+                if action.startswith("<tool_call>"):
+                    tool.append(spent)
+                    tool_cpu.append(spent_cpu)
+                else:
+                    message.append(spent)
+            episode.append((wall() - t0) / 1000)
+            episode_cpu.append((cpu() - c0) / 1000)
             steps += len(actions)
     return {
         "reset": (_pct(reset, 0.5), _pct(reset, 0.95)),
         "tool": (_pct(tool, 0.5), _pct(tool, 0.95)),
         "message": (_pct(message, 0.5), _pct(message, 0.95)),
         "episode": (_pct(episode, 0.5), _pct(episode, 0.95)),
+        "cpu": (_pct(tool_cpu, 0.5), _pct(episode_cpu, 0.5)),
         "steps": statistics.mean(len(a) for _, a in scripts),
     }
 
@@ -101,18 +111,20 @@ def run(episodes: int, tau2_data: Path | None) -> list[tuple[str, dict[str, Any]
 def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     lines = [
         "| episodes | reset p50 / p95 (µs) | tool-call step p50 / p95 (µs) | message step p50 / p95 (µs) "
-        "| full episode p50 / p95 (ms) | steps per episode |",
-        "|---|---|---|---|---|---|",
+        "| full episode p50 / p95 (ms) | CPU time p50: tool-call step (µs) / episode (ms) "
+        "| steps per episode |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, r in rows:
         lines.append(
             f"| {name} | {r['reset'][0]:.1f} / {r['reset'][1]:.1f} | {r['tool'][0]:.1f} / {r['tool'][1]:.1f} "
             f"| {r['message'][0]:.1f} / {r['message'][1]:.1f} | {r['episode'][0] / 1000:.2f} / "
-            f"{r['episode'][1] / 1000:.2f} | {r['steps']:.1f} |"
+            f"{r['episode'][1] / 1000:.2f} | {r['cpu'][0]:.1f} / {r['cpu'][1] / 1000:.2f} "
+            f"| {r['steps']:.1f} |"
         )
     lines.append(
         f"| tau2-bench `tau-bench-v0` (anchors.md), retail task 0, gold script | 609,000 / 1,173,000 "
-        f"| {TAU2_STEP_MS * 1000:,.0f} / 32,000 (any step) | (same) | {TAU2_EPISODE_MS:,.0f} | 8 |"
+        f"| {TAU2_STEP_MS * 1000:,.0f} / 32,000 (any step) | (same) | {TAU2_EPISODE_MS:,.0f} | - | 8 |"
     )
     tau2_row = next((r for n, r in rows if n.startswith("tau2 retail task 0")), None)
     if tau2_row is not None:

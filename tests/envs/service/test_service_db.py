@@ -98,3 +98,71 @@ def test_forks_deep_copies_and_pickles_are_independent_and_share_the_base() -> N
         clone.set(clone.edit("orders", "#1"), "status", "pending")
         assert db.get("orders", "#1")["status"] == "cancelled"
     assert db.fork().base is BASE and copy.deepcopy(db).base is BASE
+
+
+def test_encoded_records_are_cached_for_the_base_and_fresh_after_a_write() -> None:
+    import json
+
+    db = ServiceDB(BASE)
+    tools = Toolkit(db)
+    text = tools.encoded("orders", "#1")
+    assert json.loads(text) == BASE["orders"]["#1"] and tools.encoded("orders", "#1") is text
+    db.set(db.edit("orders", "#1"), "status", "cancelled")
+    assert json.loads(tools.encoded("orders", "#1"))["status"] == "cancelled"
+    assert json.loads(Toolkit(ServiceDB(BASE)).encoded("orders", "#1"))["status"] == "pending"
+    assert tools.encoded("orders", "#404") is None
+
+
+def test_random_write_sequences_roll_back_exactly() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    ops = st.lists(
+        st.tuples(
+            st.sampled_from(["set", "delete", "append", "replace", "insert", "remove"]),
+            st.sampled_from([("users", "u1"), ("users", "u2"), ("orders", "#1"), ("orders", "#7")]),
+            st.integers(0, 3),
+        ),
+        max_size=12,
+    )
+
+    @settings(max_examples=150, deadline=None)
+    @given(ops, ops)
+    def check(
+        committed: list[tuple[str, tuple[str, str], int]], undone: list[tuple[str, tuple[str, str], int]]
+    ) -> None:
+        db = ServiceDB(BASE)
+        apply(db, committed)
+        db.commit()
+        before = db.to_dict()
+        mark = db.begin()
+        apply(db, undone)
+        db.rollback(mark)
+        assert db.to_dict() == before
+        assert BASE["users"]["u1"]["wallet"] == {"balance": 10.0} and BASE["orders"]["#1"]["items"] == [1, 2]
+
+    def apply(db: ServiceDB, steps: list[tuple[str, tuple[str, str], int]]) -> None:
+        for op, (table, key), n in steps:
+            if op == "insert":
+                db.insert(table, key, {"status": f"new{n}", "items": [n]})
+                continue
+            if op == "remove":
+                db.remove(table, key)
+                continue
+            record = db.edit(table, key)
+            if record is None:
+                continue
+            if op == "set":
+                db.set(record, "status", f"s{n}")
+            elif op == "delete":
+                db.delete(record, "status")
+            else:
+                items = record.get("items", record.get("orders"))
+                if items is None:
+                    continue
+                if op == "append":
+                    db.append(items, n)
+                elif items:
+                    db.replace(items, n % len(items), n + 100)
+
+    check()

@@ -331,3 +331,22 @@ def test_user_lookups_agree_with_a_scan_and_follow_address_changes() -> None:
     args = {"first_name": user["name"]["first_name"], "last_name": user["name"]["last_name"]}
     assert tools.call("find_user_id_by_name_zip", {**args, "zip": user["address"]["zip"]}).error
     assert tools.call("find_user_id_by_name_zip", {**args, "zip": "00001"}).value == user["user_id"]
+
+
+def test_the_speed_benchmark_runs_and_writes_its_section(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "benchmarks"))
+    import service_speed
+
+    rows = service_speed.run(4, None)
+    assert [name for name, _ in rows] == ["generated retail, 4 tasks (all templates), scripted user"]
+    assert rows[0][1]["tool"][0] > 0 and rows[0][1]["episode"][0] > 0
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n", encoding="utf-8")
+    service_speed.write(readme, service_speed.table(rows))
+    service_speed.write(readme, service_speed.table(rows))  # rewrites its own block only
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(service_speed.BEGIN) == 1 and "tau2-bench `tau-bench-v0`" in text

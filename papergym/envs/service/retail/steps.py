@@ -101,5 +101,6 @@ def method_phrase(method: dict[str, Any]) -> str:
     return "my PayPal account" if method["source"] == "paypal" else "my gift card"
 
 
-def new_builder(world: RetailWorld, name: str) -> TaskBuilder:
+def new_builder(name: str) -> TaskBuilder:
+    """A builder for one retail task of template ``name``."""
     return TaskBuilder("retail", name)

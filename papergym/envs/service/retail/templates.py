@@ -41,7 +41,7 @@ def _cancel(by_name_search: bool, reason: str, name: str) -> Build:
         order = pick_order(rng, world, split, "pending")
         if order is None:
             return None
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, order["user_id"], rng)
         product = order["items"][0]["name"]
         if by_name_search:
@@ -89,7 +89,7 @@ def _return(to_gift_card: bool, all_items: bool, search: bool, name: str) -> Bui
         items = order["items"] if all_items else [rng.choice(order["items"])]
         if search and not unique_order(world, user["user_id"], "delivered", items[0]["name"]):
             return None
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user["user_id"], rng)
         if search:
             b.unknown.append("You do not know the order id.")
@@ -175,7 +175,7 @@ def _exchange(n_items: int, pay: str, name: str, *, pending: bool = False) -> Bu
             method = user["payment_methods"][method_id]
             if method["source"] == "gift_card" and method["balance"] < diff:
                 return None
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user["user_id"], rng)
         ask_order(b, order["order_id"])
         for k, item in enumerate(items):
@@ -243,7 +243,7 @@ def _address_change(target: str, name: str) -> Build:
         address = dict(user["address"]) if target == "order_default" else random_address(rng)
         line2 = f", {address['address2']}" if address["address2"] else ""
         spoken = f"{address['address1']}{line2}, {address['city']}, {address['state']} {address['zip']}, USA"
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user["user_id"], rng)
         if target == "order_default":
             plan_address: dict[str, Any] = {k: Res("user", ("address", k)) for k in address}
@@ -310,7 +310,7 @@ def _payment_change(source: str, name: str) -> Build:
         ):
             return None
         method = methods[0]
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user["user_id"], rng)
         ask_order(b, order["order_id"])
         ref = Res("user", ("payment_methods", Match({"source": source}), "id"))
@@ -356,7 +356,7 @@ def _two(first: Build, second: Build, name: str) -> Build:
             c = second(rng, mine, split)
             if c is None:
                 continue
-            b = new_builder(world, name)
+            b = new_builder(name)
             if a.plan is None or c.plan is None or a.script is None or c.script is None:
                 raise RuntimeError(f"{name}: a generated part lacks its plan or script")
             b.plan = list(a.plan) + [_second(step) for step in c.plan[3:]]  # no second authentication

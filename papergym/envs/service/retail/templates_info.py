@@ -34,7 +34,7 @@ def info_template(kind: str, name: str) -> Build:
         if order is None:
             return None
         user = world.user(order["user_id"])
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user["user_id"], rng)
         if kind == "count":
             n = len(user["orders"])
@@ -148,7 +148,7 @@ def refuse_template(kind: str, name: str) -> Build:
         if kind == "other_user":
             others = [u for u in world.users[split] if u != user_id]
             user_id = rng.choice(others)
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, user_id, rng)
         ask_order(b, order["order_id"])
         if kind == "other_user":
@@ -182,7 +182,7 @@ def transfer_template(name: str) -> Build:
         order = pick_order(rng, world, split, "delivered")
         if order is None:
             return None
-        b = new_builder(world, name)
+        b = new_builder(name)
         known = auth(b, world, order["user_id"], rng)
         ask_order(b, order["order_id"])
         summary = (

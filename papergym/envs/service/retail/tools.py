@@ -243,16 +243,16 @@ class RetailTools(Toolkit):
         """
         return self._order(order_id)
 
-    def get_product_details(self, product_id: str) -> dict[str, Any]:
+    def get_product_details(self, product_id: str) -> str:
         """Get the inventory details of a product (all its variant items).
 
         Args:
             product_id: The product id, such as '6086499569'. Product ids and item ids are different.
         """
-        product = self.db.get("products", product_id)
-        if product is None:
+        text = self.encoded("products", product_id)  # 50 large read-only records: encoded once each
+        if text is None:
             raise ToolError("Product not found")
-        return product
+        return text
 
     def get_item_details(self, item_id: str) -> dict[str, Any]:
         """Get the inventory details of an item.
