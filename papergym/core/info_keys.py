@@ -54,6 +54,7 @@ QUESTION_TYPE = "question_type"
 """str: the question's style (SearchCritic: compositional, comparison, inference, bridge_comparison;
 MemoryQA: ``single``, ``aggregate``, ``compare``)."""
 PROVENANCE = "provenance"
+"""dict: the earlier tool results and user turns that supplied an action's values; error flags (service)."""
 N_WM = "n_wm"
 REAL_STEPS = "real_steps"
 TRUE_SUCCESS = "true_success"

@@ -5,6 +5,12 @@ These are not Wrappers: they need the whole group (or batch) of trajectories. Tr
 """
 
 from papergym.credit.feedback import FeedbackAdvantageShaping, FeedbackRequestReward, rdpo_pairs
+from papergym.credit.influence import (
+    InfluenceAdvantage,
+    ModelGraphAnnotator,
+    NoisyAnnotator,
+    ProvenanceAnnotator,
+)
 from papergym.credit.majority_vote import MajorityVoteReward, majority_vote
 from papergym.credit.protocols import AdvantageHook, GroupReward
 
@@ -13,7 +19,11 @@ __all__ = [
     "FeedbackAdvantageShaping",
     "FeedbackRequestReward",
     "GroupReward",
+    "InfluenceAdvantage",
     "MajorityVoteReward",
+    "ModelGraphAnnotator",
+    "NoisyAnnotator",
+    "ProvenanceAnnotator",
     "majority_vote",
     "rdpo_pairs",
 ]
