@@ -67,6 +67,10 @@ PAGE = "page"
 """int: the 0-based page shown in the observation (document envs)."""
 QUESTION_TYPE = "question_type"
 """str: the question's type (``single``, ``aggregate``, ``compare`` in MemoryQA)."""
+ANDROIDWORLD_TEMPLATE = "androidworld_template"
+"""str: the AndroidWorld task template a mobile GUI task models (task_metadata.json's ``task_name``)."""
+STEP_BUDGET = "step_budget"
+"""int: the real-step budget of a mobile GUI task (from the template's ``optimal_steps``)."""
 
 LABEL_KEYS: frozenset[str] = frozenset({HIDDEN_LABEL, TRUE_SUCCESS})
 """Keys that carry a gold label: evaluation only."""

@@ -87,6 +87,15 @@ CATALOGUE: tuple[EnvEntry, ...] = (
         40,  # CAFE's 30 tool calls, a feedback request, an answer, and room for a few invalid turns
         "papergym.envs.search.search_critic_env:CONTRACT_VARIANTS",
     ),
+    EnvEntry(
+        "papergym/MobileGUI-v0",
+        "papergym.envs.mobile_gui.mobile_gui_env:MobileGUIEnv",
+        "WM-R1: GUI agent (AndroidWorld task families, WM-R1 action format)",
+        "a simulated Android phone, 14 apps, AndroidWorld's task templates; text, HTML or image screens",
+        "the phone simulator; programmatic success checks",
+        200,  # above every task's own budget (2 * optimal_steps + 10), which the env enforces
+        "papergym.envs.mobile_gui.mobile_gui_env:CONTRACT_VARIANTS",
+    ),
 )
 
 for _entry in CATALOGUE:
