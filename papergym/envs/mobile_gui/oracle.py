@@ -138,6 +138,19 @@ class Tap(Once):
         return found if isinstance(found, str) else act_tap(found, long=self.long)
 
 
+class TapLast(Once):
+    """Tap (or long-press) the last element on screen matching ``match`` (the newest message)."""
+
+    def __init__(self, match: Callable[[Element], bool], *, long: bool = False) -> None:
+        self.match, self.long = match, long
+
+    def once(self, ctx: Ctx) -> str | None:
+        found = [e for e in ctx.screen.elements if self.match(e)]
+        if not found:
+            raise OracleError(f"nothing on {ctx.screen.title!r} matches")
+        return act_tap(found[-1], long=self.long)
+
+
 class TapText(Tap):
     """Tap the element whose text is ``text`` (or starts with it, with ``prefix=True``)."""
 
@@ -178,6 +191,18 @@ class SetSwitch(Step):
         if isinstance(found, str):
             return found
         return None if found.checked == self.want else act_tap(found)
+
+
+class BackTo(Step):
+    """Press back until an element matching ``match`` is on the screen."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+
+    def next(self, ctx: Ctx) -> str | None:
+        if any(_matches(e, self.match) for e in ctx.screen.elements):
+            return None
+        return act("press_back()", "I go back.")
 
 
 class TapAt(Once):

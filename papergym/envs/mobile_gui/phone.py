@@ -114,6 +114,7 @@ class Phone:
         self.apps = dict(apps)
         self.layout = layout
         self._placed: Placed | None = None
+        self._reveal = False
 
     # ------------------------------------------------------------------ screens
     def placed(self) -> Placed:
@@ -147,7 +148,9 @@ class Phone:
             focus=s.focus,
             dialog=dialog,
             values=entry.draft,
+            reveal=self._reveal,
         )
+        self._reveal = False
         entry.scroll = placed.scroll
         return placed
 
@@ -188,6 +191,7 @@ class Phone:
             self.home()
         elif verb == "focus":
             s.focus = cmd[1]
+            self._reveal = True
         elif verb == "dialog_focus":
             pass
         elif verb == "dismiss":

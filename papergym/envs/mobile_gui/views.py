@@ -199,8 +199,10 @@ def lay_out(
     focus: str | None,
     dialog: Dialog | None,
     values: Mapping[str, str] | None = None,
+    reveal: bool = False,
 ) -> Placed:
-    """Place a spec on the phone. ``scroll`` is clamped; ``values`` overrides editable items' texts."""
+    """Place a spec on the phone. ``scroll`` is clamped; ``values`` overrides editable items' texts;
+    ``reveal`` scrolls the focused field into view (when the keyboard has just opened)."""
     els: list[Element] = [Element("status_bar", "StatusBar", status, (0, 0, WIDTH, STATUS_H))]
     cmds: dict[str, Command] = {}
     long_cmds: dict[str, Command] = {}
@@ -247,7 +249,7 @@ def lay_out(
     row_h = layout.row_h
     cols = max(1, spec.grid)
     visible = max(1, (bottom - top) // row_h) * cols
-    if focus is not None:  # keep the focused field on screen, as Android does when the keyboard opens
+    if reveal and focus is not None:  # bring the focused field on screen, as Android does
         idx = next((k for k, r in enumerate(rows) if r.id == focus), None)
         if idx is not None and not scroll <= idx < scroll + visible:
             scroll = max(0, idx - visible + 1)
@@ -298,7 +300,7 @@ def _element(
     if item.cls in ("Button", "TextView.label"):
         text = labels(text)
     cls = "TextView" if item.cls == "TextView.label" else item.cls
-    clickable = item.cmd is not None and not modal and not item.editable
+    clickable = (item.cmd is not None or item.long_cmd is not None) and not modal and not item.editable
     return Element(
         item.id,
         cls,

@@ -228,6 +228,8 @@ class RecordApp:
         if entry.arg is None:
             rec = state.add(self.collection, values)
             self.on_saved(state, rec, True)
+            state.stack[-1] = NavEntry(self.key, "detail", rec["id"])  # a new record opens, as in most apps
+            return None
         else:
             rec = state.get(self.collection, entry.arg)
             if rec is None:

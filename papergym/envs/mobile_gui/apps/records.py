@@ -139,7 +139,8 @@ class JoplinApp(RecordApp):
     add_label = "New note"
 
     def row_text(self, rec: dict[str, Any]) -> str:
-        return f"{rec['title']} · {rec['folder']}"
+        mark = ("[x] " if rec["done"] else "[ ] ") if rec["is_todo"] else ""
+        return f"{mark}{rec['title']} · {rec['folder']}"
 
     def detail_lines(self, rec: dict[str, Any]) -> list[tuple[str, str]]:
         kind = "To-do" if rec["is_todo"] else "Note"

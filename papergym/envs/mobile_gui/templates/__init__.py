@@ -10,7 +10,7 @@ import importlib
 
 from papergym.envs.mobile_gui.templates.base import REGISTRY, Template, budget
 
-MODULES = ("system",)
+MODULES = ("system", "records", "calendar", "notes", "tasks_sports", "messaging")
 for _module in MODULES:
     importlib.import_module(f"papergym.envs.mobile_gui.templates.{_module}")
 

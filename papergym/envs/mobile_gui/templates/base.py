@@ -33,9 +33,9 @@ def norm(text: str) -> str:
 
 
 def same_list(answer: str, expected: Iterable[str]) -> bool:
-    """A comma-separated answer names exactly the expected items (any order, any case)."""
-    got = sorted(norm(a) for a in str(answer).split(",") if norm(a))
-    return got == sorted(norm(e) for e in expected)
+    """A comma-separated answer names exactly the expected items (any order, case, repetition)."""
+    got = {norm(a) for a in str(answer).split(",") if norm(a)}
+    return got == {norm(e) for e in expected}
 
 
 def number_answer(answer: str, expected: float) -> bool:
