@@ -221,7 +221,8 @@ class MobileGUIEnv(TextEnv):
         params, phone_state = task.payload
         name = task.family.removeprefix("mobile.")
         template = REGISTRY[name]
-        self._s = _State(copy.deepcopy(phone_state), name, dict(params), template.budget)
+        # The generator builds a fresh state for every task it returns, so the episode may own it.
+        self._s = _State(phone_state, name, dict(params), template.budget)
         self._phone = Phone(self._s.phone, self._apps, self.layout)
         text = f"Instruction: {template.goal(params)}\n\nScreen:\n{self._render_screen()}"
         return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: name, K.STEP_BUDGET: template.budget})

@@ -191,6 +191,7 @@ NOTE_WORDS = (
     "plans",
     "budget",
 )
+_PEOPLE = [(f, ln) for f in FIRST for ln in LAST]
 FOLDERS = ("Alarms", "DCIM", "Documents", "Download", "Music", "Pictures", "Recordings")
 
 
@@ -218,7 +219,7 @@ def base_state(rng: random.Random) -> PhoneState:
         "brightness": rng.randrange(20, 81),
     }
     s.clock = {"stopwatch": "stopped", "timer": {"running": False}}
-    people = rng.sample([(f, ln) for f in FIRST for ln in LAST], 8)
+    people = rng.sample(_PEOPLE, 8)
     for first, last in people:
         s.add("contacts", {"first": first, "last": last, "phone": phone_number(rng), "phone_label": "Mobile"})
     seq = 0

@@ -125,3 +125,11 @@ def test_wrong_answers_and_wrong_edits_fail() -> None:
         action = env.oracle_action()
         env.step(action if "type(" not in action else "Action: type(content='Wrong Name')")
     assert not env.template.check(env._s.params, env._s.phone, None)
+
+
+def test_screen_checks_fail_on_the_first_screen_and_hold_on_the_oracles_last() -> None:
+    env = _env()
+    for name, template in REGISTRY.items():
+        env.reset(seed=5, options={"template": name})
+        answer = "nonsense" if template.question else None
+        assert not template.screen_check(env._s.params, env.current_screen(), answer), name

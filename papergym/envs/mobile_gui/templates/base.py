@@ -14,12 +14,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from papergym.envs.mobile_gui.apps import make_apps
 from papergym.envs.mobile_gui.oracle import Step
 from papergym.envs.mobile_gui.phone import PhoneState
 from papergym.envs.mobile_gui.views import Screen
 from papergym.envs.mobile_gui.world import base_state
 
 Params = dict[str, Any]
+APP_LABELS: dict[str, str] = {key: app.label for key, app in make_apps().items()}
 
 
 def budget(optimal_steps: int) -> int:
@@ -88,11 +90,19 @@ class Template:
         question, or every `evidence` text on the screen."""
         if self.question:
             return answer is not None and self.check(p, PhoneState(), answer)
+        if self.apps and screen.app not in {APP_LABELS.get(a) for a in self.apps}:
+            return False
         shown = [e.text for e in screen.elements]
-        return all(any(want in t for t in shown) for want in self.evidence(p))
+        rows = [e.text for e in screen.elements if e.id.startswith("row_")]
+        present = all(any(want in t for t in shown) for want in self.evidence(p))
+        return present and not any(t.startswith(gone) for gone in self.absent(p) for t in rows)
 
     def evidence(self, p: Params) -> list[str]:
         """Texts the final screen shows when the task is done (the oracle ends on such a screen)."""
+        return []
+
+    def absent(self, p: Params) -> list[str]:
+        """Row-text prefixes the final screen (a list of the app) no longer shows when the task is done."""
         return []
 
     def plan(self, p: Params) -> Step:

@@ -185,6 +185,9 @@ class DeleteEvents(Template):
             gone = not any(e["date"] == p["date"] for e in events)
         return gone and len(events) == p["others"]
 
+    def absent(self, p: Params) -> list[str]:
+        return [f"{p['date']} 10:00 · {p['title']}"] if self.which == "one" else [f"{p['date']} "]
+
     def plan(self, p: Params) -> Step:
         if self.which == "one":
             return Seq(

@@ -214,14 +214,14 @@ class Playlist(Template):
         return ok
 
     def evidence(self, p: Params) -> list[str]:
-        return [p["names"][-1]] if self.kind != "queue" else []
+        return [p["names"][-1]] if self.kind != "save" else [p["playlist_name"], p["names"][-1]]
 
     def plan(self, p: Params) -> Step:
         if self.kind == "queue":
             adds = [
                 Seq(TapText(t, prefix=True, long=True, id_prefix="song_"), Tap("enqueue")) for t in p["names"]
             ]
-            return Seq(OpenApp("Retro Music"), *adds, Finish())
+            return Seq(OpenApp("Retro Music"), *adds, Tap("tab_queue"), Finish())
         picks = [TapText(t, prefix=True, id_prefix="pick_") for t in p["names"]]
         steps: list[Step] = [
             OpenApp("Retro Music"),
@@ -275,6 +275,12 @@ class FileTask(Template):
             "move": {p["destination_folder"]},
             "copy": {p["source_folder"], p["destination_folder"]},
         }[self.kind] == where
+
+    def evidence(self, p: Params) -> list[str]:
+        return [] if self.kind == "delete" else [p["file_name"]]
+
+    def absent(self, p: Params) -> list[str]:
+        return [f"{p['file_name']} ·"] if self.kind == "delete" else []
 
     def plan(self, p: Params) -> Step:
         open_dir: list[Step] = [OpenApp("Files"), Tap(f"folder_{p['source_folder']}")]

@@ -11,6 +11,7 @@ from papergym.envs.mobile_gui.oracle import Fill, Finish, OpenApp, Press, Read, 
 from papergym.envs.mobile_gui.phone import PhoneState
 from papergym.envs.mobile_gui.templates.base import Params, Template, norm, number_answer, register
 from papergym.envs.mobile_gui.templates.common import add_record, delete_row, row_containing, row_starting
+from papergym.envs.mobile_gui.views import Screen
 from papergym.envs.mobile_gui.world import FIRST, NOTE_WORDS, phone_number
 
 TEXTS = (
@@ -142,6 +143,13 @@ class DeleteNotes(Template):
             return not names
         return p["file_name"] not in names and len(names) == p["n0"] - 1
 
+    def absent(self, p: Params) -> list[str]:
+        return [] if self.which == "all" else [p["file_name"]]
+
+    def screen_check(self, p: Params, screen: Screen, answer: str | None) -> bool:
+        rows_left = self.which == "all" and any(e.id.startswith("row_") for e in screen.elements)
+        return not rows_left and super().screen_check(p, screen, answer)
+
     def plan(self, p: Params) -> Step:
         if self.which == "named":
             return Seq(OpenApp("Markor"), delete_row(row_starting(p["file_name"])), Finish())
@@ -263,6 +271,9 @@ class MoveNote(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         note = _note(state, p["file_name"])
         return note is not None and note["folder"] == p["destination_folder"]
+
+    def evidence(self, p: Params) -> list[str]:
+        return [f"Folder: {p['destination_folder']}"]
 
     def plan(self, p: Params) -> Step:
         return Seq(

@@ -146,6 +146,9 @@ class DeleteExpenses(Template):
         names = [e["name"] for e in state.records("expenses")]
         return not set(p["names"]) & set(names) and len(names) == p["n0"] - self.n
 
+    def absent(self, p: Params) -> list[str]:
+        return [f"{n} ·" for n in p["names"]]
+
     def plan(self, p: Params) -> Step:
         return Seq(OpenApp("Pro Expense"), *(delete_row(row_starting(n), n) for n in p["names"]), Finish())
 
@@ -250,6 +253,9 @@ class DeleteRecipes(Template):
         titles = [r["title"] for r in state.records("recipes")]
         return not set(p["titles"]) & set(titles) and len(titles) == p["n0"] - self.n
 
+    def absent(self, p: Params) -> list[str]:
+        return [f"{t} ·" for t in p["titles"]]
+
     def plan(self, p: Params) -> Step:
         return Seq(OpenApp("Broccoli"), *(delete_row(row_starting(t), t) for t in p["titles"]), Finish())
 
@@ -268,13 +274,17 @@ class DeleteRecipesWithIngredient(Template):
         for r in rng.sample(recs, 2):
             r["directions"] = f"Slice the {ingredient} thinly. Cook gently. Serve."
         keep = [r["title"] for r in recs if ingredient not in r["directions"]]
-        return {"ingredient": ingredient, "keep": keep}
+        gone = [r["title"] for r in recs if ingredient in r["directions"]]
+        return {"ingredient": ingredient, "keep": keep, "gone": gone}
 
     def goal(self, p: Params) -> str:
         return f"Delete the recipes from Broccoli app that use {p['ingredient']} in the directions."
 
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         return sorted(r["title"] for r in state.records("recipes")) == sorted(p["keep"])
+
+    def absent(self, p: Params) -> list[str]:
+        return [f"{t} ·" for t in p["gone"]]
 
     def plan(self, p: Params) -> Step:
         want = p["ingredient"]
