@@ -12,7 +12,7 @@ import numpy as np
 from papergym.core import info_keys as K
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator, parse_task_id
 from papergym.core.text_env import ObsMode, TextEnv, Turn
-from papergym.envs.mobile_gui.actions import ActionError, ParsedAction, format_action, parse_action
+from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
 from papergym.envs.mobile_gui.apps import make_apps
 from papergym.envs.mobile_gui.layouts import LAYOUTS
 from papergym.envs.mobile_gui.oracle import Ctx
@@ -244,7 +244,7 @@ class MobileGUIEnv(TextEnv):
             return self._budget(turn)
         if pending is not None and pending[0] == action:
             s.oracle_mem = pending[1]
-        feedback = self._apply(parsed)
+        feedback = self.phone.act(parsed)
         s.history.append(format_action(parsed))
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
@@ -264,26 +264,6 @@ class MobileGUIEnv(TextEnv):
             turn.text += f"\nThe step budget ({s.budget}) is spent."
             turn.info = {**turn.info, K.CHECKS: {"state": False, "screen": False}}
         return turn
-
-    def _apply(self, a: ParsedAction) -> str:
-        phone = self.phone
-        if a.kind in ("tap", "long_press"):
-            long = a.kind == "long_press"
-            if a.element_id is not None:
-                return phone.tap_id(a.element_id, long=long)
-            x, y = a.point or (0, 0)
-            return phone.tap(x, y, long=long)
-        if a.kind == "type":
-            return phone.type_text(a.text or "")
-        if a.kind == "scroll":
-            return phone.scroll(a.direction or "down")
-        if a.kind == "press_back":
-            phone.back()
-        elif a.kind == "press_home":
-            phone.home()
-        elif a.kind == "open_app":
-            return phone.open_app(a.text or "")
-        return ""
 
     def _observation(self, feedback: str) -> str:
         s = self._state_or_raise()

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from papergym.envs.mobile_gui.actions import ParsedAction
 from papergym.envs.mobile_gui.views import Command, Dialog, Layout, Placed, Screen, ScreenSpec, lay_out
 
 
@@ -155,6 +156,28 @@ class Phone:
         return placed
 
     # ------------------------------------------------------------------ actions
+    def act(self, action: ParsedAction) -> str:
+        """Apply a parsed action; return feedback text (empty when it simply happened). ``finished`` and
+        ``wait`` change nothing."""
+        a = action
+        if a.kind in ("tap", "long_press"):
+            long = a.kind == "long_press"
+            if a.element_id is not None:
+                return self.tap_id(a.element_id, long=long)
+            x, y = a.point or (0, 0)
+            return self.tap(x, y, long=long)
+        if a.kind == "type":
+            return self.type_text(a.text or "")
+        if a.kind == "scroll":
+            return self.scroll(a.direction or "down")
+        if a.kind == "press_back":
+            self.back()
+        elif a.kind == "press_home":
+            self.home()
+        elif a.kind == "open_app":
+            return self.open_app(a.text or "")
+        return ""
+
     def tap(self, x: int, y: int, *, long: bool = False) -> str:
         el = self.screen.at(x, y)
         if el is None:

@@ -127,7 +127,7 @@ def test_wrong_answers_and_wrong_edits_fail() -> None:
     assert not env.template.check(env._s.params, env._s.phone, None)
 
 
-def test_screen_checks_fail_on_the_first_screen_and_hold_on_the_oracles_last() -> None:
+def test_screen_checks_fail_on_the_first_screen() -> None:
     env = _env()
     for name, template in REGISTRY.items():
         env.reset(seed=5, options={"template": name})
