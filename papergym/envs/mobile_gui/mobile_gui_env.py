@@ -189,7 +189,13 @@ class MobileGUIEnv(TextEnv):
     def template(self) -> Template:
         return REGISTRY[self._state_or_raise().template]
 
+    @property
+    def params(self) -> dict[str, Any]:
+        """The current task's parameters (what its goal, checks and oracle plan are built from)."""
+        return self._state_or_raise().params
+
     def current_screen(self) -> Screen:
+        """The screen the agent sees now (plain data: `Screen.to_dict` serialises it)."""
         return self.phone.screen
 
     def _state_or_raise(self) -> _State:
