@@ -69,6 +69,8 @@ QUESTION_TYPE = "question_type"
 """str: the question's type (``single``, ``aggregate``, ``compare`` in MemoryQA)."""
 ANDROIDWORLD_TEMPLATE = "androidworld_template"
 """str: the AndroidWorld task template a mobile GUI task models (task_metadata.json's ``task_name``)."""
+IMAGINED = "imagined"
+"""bool: the turn was an imagined world-model call (``call_wm``), not a committed action (WorldModelGUI)."""
 STEP_BUDGET = "step_budget"
 """int: the real-step budget of a mobile GUI task (from the template's ``optimal_steps``)."""
 

@@ -96,6 +96,15 @@ CATALOGUE: tuple[EnvEntry, ...] = (
         200,  # above every task's own budget (2 * optimal_steps + 10), which the env enforces
         "papergym.envs.mobile_gui.mobile_gui_env:CONTRACT_VARIANTS",
     ),
+    EnvEntry(
+        "papergym/WorldModelGUI-v0",
+        "papergym.envs.mobile_gui.world_model_env:WorldModelGUIEnv",
+        "WM-R1: GUI agent trained inside a world model, with imagined call_wm turns",
+        "MobileGUI-v0's tasks with every transition from a pluggable world model; judged vs true success",
+        "exact simulator world model; final-screen judge",
+        200,  # every real-step budget (<= 88) + n_wm_max imagined turns (5) + room for invalid turns
+        "papergym.envs.mobile_gui.world_model_env:CONTRACT_VARIANTS",
+    ),
 )
 
 for _entry in CATALOGUE:

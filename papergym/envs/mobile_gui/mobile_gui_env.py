@@ -50,6 +50,8 @@ class _State:
     history: list[str] = field(default_factory=list)
     oracle_mem: dict[str, Any] = field(default_factory=dict)
     pending: tuple[str, dict[str, Any]] | None = None
+    judged: bool = False
+    """A world model's judge's verdict at ``finished`` (WorldModelGUI-v0)."""
 
 
 class MobileGUIEnv(TextEnv):
