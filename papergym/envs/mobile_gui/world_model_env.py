@@ -14,7 +14,7 @@ from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
 from papergym.core.text_env import ObsMode, Turn
 from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
 from papergym.envs.mobile_gui.mobile_gui_env import HISTORY, MobileGUIEnv
-from papergym.envs.mobile_gui.oracle import Ctx
+from papergym.envs.mobile_gui.oracle import Ctx, OracleError
 from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.views import Layout, Screen
@@ -254,7 +254,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
         s = self._state_or_raise()
         mem = copy.deepcopy(s.oracle_mem)
         plan = self.template.plan(s.params)
-        action = plan.next(Ctx(self.wm.state.screen, mem, mem.setdefault("_plan", {})))
+        try:
+            action = plan.next(Ctx(self.wm.state.screen, mem, mem.setdefault("_plan", {})))
+        except OracleError:  # a noisy world model showed a screen the plan cannot read: wait for another
+            return "Thought: The screen is not what I expected.\nAction: wait()"
         if action is None:
             action = "Thought: Nothing is left to do.\nAction: finished(content='')"
         s.pending = (action, mem)
