@@ -211,7 +211,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
             s.oracle_mem = pending[1]
         s.steps += 1
         self.phone.act(parsed)  # the evaluation simulator follows the same actions
-        if parsed.kind not in ("finished", "wait"):
+        if parsed.kind != "finished":
             try:
                 wm.state = self.world_model.predict(wm.state, action, seed=self._seed())
             except BackendError as exc:
@@ -256,7 +256,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
         plan = self.template.plan(s.params)
         try:
             action = plan.next(Ctx(self.wm.state.screen, mem, mem.setdefault("_plan", {})))
-        except OracleError:  # a noisy world model showed a screen the plan cannot read: wait for another
+        except (OracleError, ValueError, KeyError, IndexError):
+            # A noisy world model showed a screen the plan cannot read (a missing element, a garbled date):
+            # wait for the next prediction instead.
             return "Thought: The screen is not what I expected.\nAction: wait()"
         if action is None:
             action = "Thought: Nothing is left to do.\nAction: finished(content='')"

@@ -265,7 +265,10 @@ class CalendarQuestion(Template):
             upcoming = sorted((d, tm, t) for d, tm, t in rows if (d, tm) > (p["today"], now))
             return [t for d, tm, t in upcoming if (d, tm) == upcoming[0][:2]]
         if kind == "person":
-            d, tm = min((d, tm) for d, tm, t in rows if t == f"Catch-up with {p['person']}")
+            meetings = [(d, tm) for d, tm, t in rows if t == f"Catch-up with {p['person']}"]
+            if not meetings:
+                return ""
+            d, tm = min(meetings)
             when = dt.date.fromisoformat(d)
             return f"{when.strftime('%B')} {when.day} {when.year} {tm}"
         return None
