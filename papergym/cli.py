@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | passk | demo | bench | train.
+"""The ``papergym`` command: list | play | eval | passk | demo | render | bench | train.
 
 The command line is the one place that prints; library code logs.
 """
@@ -330,6 +330,32 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_render(args: argparse.Namespace) -> int:
+    """Write a PNG of every screen of an oracle episode (envs with a screen: render_mode="rgb_array")."""
+    kwargs = parse_env_kwargs(args.kw)
+    if "rgb_array" not in gym.make(args.env_id, **kwargs).unwrapped.metadata.get("render_modes", ()):
+        raise SystemExit(f"{args.env_id} has no screen to render (no rgb_array render mode)")
+    env = gym.make(args.env_id, render_mode="rgb_array", **kwargs)
+    from papergym.core.errors import require  # local: keeps this command's edit in one place
+
+    image = require("PIL.Image", "vision")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    options = {"template": args.template} if args.template else None
+    _, info = env.reset(seed=args.seed, options=options)
+    task_id = info.get(K.TASK_ID, "?")
+    frames = [env.render()]
+    for _ in range(args.max_steps):
+        _, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        frames.append(env.render())
+        if terminated or truncated:
+            break
+    for i, frame in enumerate(frames):
+        image.fromarray(frame).save(out / f"step_{i:03d}.png")
+    print(f"{len(frames)} screens of {task_id} written to {out} (success={info.get(K.SUCCESS)})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="papergym", description=__doc__)
     parser.add_argument("--version", action="version", version=papergym.__version__)
@@ -370,6 +396,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     passk.add_argument("--out", default=None, help="JSONL of per-task counts")
     passk.set_defaults(func=cmd_passk)
+
+    render = sub.add_parser("render", help="PNGs of the screens of an oracle episode (GUI envs)")
+    render.add_argument("env_id")
+    render.add_argument("--seed", type=int, default=0)
+    render.add_argument("--out", required=True, help="directory for step_000.png, step_001.png, ...")
+    render.add_argument("--template", default=None, help="task template (MobileGUI: an AndroidWorld name)")
+    render.add_argument("--max-steps", type=int, default=200)
+    render.add_argument("--kw", action="append", default=[], metavar="KEY=VALUE", help="env kwargs")
+    render.set_defaults(func=cmd_render)
 
     bench = sub.add_parser("bench", help="speed tables (benchmarks/env_speed.py, benchmarks/scaleout.py)")
     bench.add_argument("--write", default=None, help="markdown file to write the table into")

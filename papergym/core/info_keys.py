@@ -69,6 +69,12 @@ READER_ANSWER = "reader_answer"
 """str: the reader's answer from (question, final memory) alone: memory-only answerability."""
 PAGE = "page"
 """int: the 0-based page shown in the observation (document envs)."""
+ANDROIDWORLD_TEMPLATE = "androidworld_template"
+"""str: the AndroidWorld task template a mobile GUI task models (task_metadata.json's ``task_name``)."""
+IMAGINED = "imagined"
+"""bool: the turn was an imagined world-model call (``call_wm``), not a committed action (WorldModelGUI)."""
+STEP_BUDGET = "step_budget"
+"""int: the real-step budget of a mobile GUI task (from the template's ``optimal_steps``)."""
 
 # Self-play (papergym/SelfPlay-v0).
 PHASE = "phase"

@@ -13,6 +13,7 @@ from papergym.credit.influence import (
 )
 from papergym.credit.majority_vote import MajorityVoteReward, majority_vote
 from papergym.credit.protocols import AdvantageHook, GroupReward
+from papergym.credit.wm_r1 import WMR1Reward
 
 __all__ = [
     "AdvantageHook",
@@ -24,6 +25,7 @@ __all__ = [
     "ModelGraphAnnotator",
     "NoisyAnnotator",
     "ProvenanceAnnotator",
+    "WMR1Reward",
     "majority_vote",
     "rdpo_pairs",
 ]
