@@ -159,12 +159,19 @@ class _TRLEnvironment:
         self.tool_calls = 0
         self.last_info: Mapping[str, Any] = {}
 
-    def reset(self, **row: Any) -> str:
-        """Reset the env to the row's task (``task_id`` / ``seed`` columns, if any)."""
+    def reset(self, **row: Any) -> str | None:
+        """Reset the env to the row's task (``task_id`` / ``seed`` columns, if any).
+
+        Returns the first observation for TRL to append to the prompt, or None when the row's prompt
+        already is that observation (rows from `dataset`), so it is not shown twice.
+        """
         options = {"task_id": row["task_id"]} if row.get("task_id") else None
         seed = None if row.get("seed") is None else int(row["seed"])
         observation, self.last_info = self.env.reset(seed=seed, options=options)
         self.total_reward, self.done, self.tool_calls = 0.0, False, 0
+        prompt = row.get("prompt")
+        if isinstance(prompt, list) and prompt and prompt[-1].get("content") == str(observation):
+            return None
         return str(observation)
 
     def _step(self, action: str) -> str:

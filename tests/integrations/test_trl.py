@@ -41,7 +41,9 @@ def test_environment_class_exposes_the_env_tools_as_typed_methods() -> None:
     schema = get_json_schema(cls().search)["function"]
     assert schema["name"] == "search" and schema["parameters"]["required"] == ["query"]
     env = cls()
-    env.reset(seed=3)
+    row = dataset(SEARCH, 1, seed=3)[0]
+    assert env.reset(**row) is None  # the row's prompt already is the first observation
+    assert env.reset(seed=3).startswith("You are")  # without a prompt, TRL gets the observation
     reply = env.search(query=["film director"])
     assert "<information>" in reply and env.tool_calls == 1
     assert env.last_info["tool_calls"] == [{"name": "search", "arguments": {"query": ["film director"]}}]
@@ -101,11 +103,12 @@ def test_trl_grpo_trains_two_steps_on_a_single_turn_env(tmp_path: Path, tiny_che
     json.dumps(logged)  # the log is plain data
 
 
-def _tool_calling_tiny(path: Path) -> Path:
-    """The tiny model, fine-tuned in a few seconds to answer any user turn with a search call.
+def _tool_calling_tiny(path: Path, tools: list[dict]) -> Path:
+    """The tiny model, fine-tuned in a few seconds to answer a search question with a search call.
 
-    An untrained model never calls a tool; this SFT teaches it one fixed call (loss on the reply's
-    tokens only), which is all the test needs: TRL must parse the call, run the env's tool and carry
+    An untrained model never calls a tool; this SFT teaches it one fixed call after SearchCritic's
+    first observations, rendered with the tool schema as TRL renders them (loss on the reply's
+    tokens only). That is all the test needs: TRL must parse the call, run the env's tool and carry
     the env's return to the trainer.
     """
     import torch
@@ -116,29 +119,29 @@ def _tool_calling_tiny(path: Path) -> Path:
     model, tokenizer = build_tiny(None, hidden=64, layers=2, heads=4, kv_heads=2)
     reply = '<tool_call>{"name": "search", "arguments": {"query": ["film director"]}}</tool_call><|im_end|>'
     reply_ids = tokenizer.encode(reply, add_special_tokens=False)
-    words = ["who", "is", "the", "father", "of", "film", "director", "born", "city", "question", "search"]
-    rng = torch.Generator().manual_seed(0)
+    prompts = [
+        tokenizer.encode(
+            tokenizer.apply_chat_template(
+                row["prompt"], tools=tools, add_generation_prompt=True, tokenize=False
+            ),
+            add_special_tokens=False,
+        )
+        for row in dataset(SEARCH, 16, seed=100)  # other tasks than the training rows
+    ]
+    rows = [prompt + reply_ids for prompt in prompts]
+    masks = [[0] * len(prompt) + [1] * len(reply_ids) for prompt in prompts]
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    for _ in range(60):
-        rows, masks = [], []
-        for _ in range(8):
-            length = int(torch.randint(3, 40, (1,), generator=rng))
-            picks = torch.randint(0, len(words), (length,), generator=rng)
-            prompt = tokenizer.apply_chat_template(
-                [{"role": "user", "content": " ".join(words[int(i)] for i in picks)}],
-                add_generation_prompt=True,
-                tokenize=False,
-            )
-            prompt_ids = tokenizer.encode(prompt, add_special_tokens=False)
-            rows.append(prompt_ids + reply_ids)
-            masks.append([0] * len(prompt_ids) + [1] * len(reply_ids))
-        ids, attention = pad_right(rows, tokenizer.pad_token_id)
-        mask, _ = pad_right(masks, 0)
+    for step in range(200):
+        batch = [(step * 4 + i) % len(rows) for i in range(4)]
+        ids, attention = pad_right([rows[i] for i in batch], tokenizer.pad_token_id)
+        mask, _ = pad_right([masks[i] for i in batch], 0)
         logp = token_logprobs(model, ids, attention)  # (B, L)
         loss = -(logp * mask).sum() / mask.sum()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if float(loss) < 0.01:
+            break
     return save(model, tokenizer, path)
 
 
@@ -146,9 +149,10 @@ def test_trl_grpo_runs_the_env_tools_of_a_multi_turn_env(tmp_path: Path) -> None
     datasets = pytest.importorskip("datasets")
     trl = pytest.importorskip("trl")
     from transformers import AutoTokenizer
+    from transformers.utils import get_json_schema
 
-    checkpoint = _tool_calling_tiny(tmp_path / "tiny")
     environment = environment_factory(SEARCH)
+    checkpoint = _tool_calling_tiny(tmp_path / "tiny", [get_json_schema(environment.search)])
     returned: list[list[float]] = []
     tool_calls: list[int] = []
 
@@ -164,7 +168,7 @@ def test_trl_grpo_runs_the_env_tools_of_a_multi_turn_env(tmp_path: Path) -> None
         per_device_train_batch_size=4,
         num_generations=4,
         max_completion_length=96,
-        temperature=0.7,
+        temperature=0.3,
         learning_rate=1e-4,
         use_vllm=False,
         use_cpu=True,
