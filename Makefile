@@ -11,8 +11,8 @@ TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,train,di
 DEMO_EXTRAS ?= llm,train,retrieval,vision
 # the training part of the demo: SFT warm-start of the tiny model, then GRPO, on an easy domain
 DEMO_ENV ?= --env papergym/Reasoning-v0 --env-kw domain=instruction difficulty=1
-DEMO_SFT ?= --episodes 1000 --steps 150 --batch-size 16 --lr 2e-3
-DEMO_GRPO ?= --steps 30 --prompts-per-step 4 --group-size 8 --max-new-tokens 64 --lr 1e-4 --variant dapo --eval-tasks 200
+DEMO_SFT ?= --episodes 1000 --steps 100 --batch-size 16 --lr 2e-3
+DEMO_GRPO ?= --steps 20 --prompts-per-step 4 --group-size 8 --max-new-tokens 64 --lr 1e-4 --variant dapo --eval-tasks 200
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-slow test-verl lint bench venv-test venv-demo clean
