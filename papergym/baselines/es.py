@@ -1,0 +1,372 @@
+"""Evolution strategies on an LLM's full parameters (Qiu et al., "Evolution Strategies at Scale").
+
+Each iteration draws ``population`` seeds. Member n is θ + σ·ε_n, where ε_n is regenerated from its seed
+one tensor at a time and added in place (with ``seed_shift`` tensor i uses seed ``s_n + i``, so tensors of
+equal shape get different noise); the member is scored by its mean env return under greedy decoding, and
+the same noise is regenerated and subtracted again. Rewards are z-normalised and
+``θ += α · (1/N) Σ_n z_n ε_n``, the noise regenerated once more from the seeds: no member's noise is ever
+stored, so the memory above inference is one tensor's noise and one accumulator (papers/training.md §5.3,
+[C: VsonicV/es-fine-tuning-paper]; the code applies no 1/σ factor, it is absorbed into α).
+
+After training: the parameter drift ‖θ − θ_0‖ per layer, and the sparsification probe of the ES-vs-GRPO
+study (training.md §5.1 / §5.4): zero the ``probe_zero_fraction`` (0.93) smallest-magnitude entries of the
+update θ − θ_0 and re-evaluate. The final checkpoint is a plain HF directory, so ES → GRPO is
+``papergym train grpo --model <out_dir>/final``.
+
+Restoring a member subtracts the same noise it added, which returns each weight to its value up to one
+float rounding (as in Qiu et al.'s code); keeping an exact copy would double the memory ES saves.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+
+from papergym.core.errors import require
+from papergym.core.trajectory import rollout
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Args:
+    """Evolution strategies (defaults: Qiu et al., arXiv 2509.24372, unless marked inferred)."""
+
+    env_id: str = "papergym/Reasoning-v0"
+    """The papergym env whose return is the fitness (any id; multi-turn envs work)."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of ``gym.make`` (e.g. ``{"domain": "math"}``)."""
+    model: str | None = None
+    """A local HF checkpoint directory; None builds the tiny model (`papergym.baselines.tiny`) in out_dir."""
+    out_dir: str = "runs/es"
+    """Where metrics, checkpoints and the final model go."""
+    iterations: int = 500
+    """ES iterations (Qiu et al.: 500)."""
+    population: int = 30
+    """Population size N (Qiu et al.: 30)."""
+    sigma: float = 1e-3
+    """Noise scale σ (Qiu et al.: 0.001)."""
+    alpha: float = 5e-4
+    """Learning rate α (Qiu et al.: 5e-4; no 1/σ factor)."""
+    seed: int = 33
+    """The run's seed; iteration t's member seeds derive from (seed, t) (Qiu et al.'s INITIAL_SEED 33)."""
+    seed_shift: bool = True
+    """Seed tensor i with s_n + i, so same-shape tensors get different noise (training.md §5.3 caveat)."""
+    train_tasks: int = 200
+    """Fixed training tasks scored by every member (train_size 200 of Hoy et al., training.md §5.3)."""
+    eval_tasks: int = 100
+    """Held-out tasks (test split) for the before/after and probe evaluations (inferred); 0 skips them."""
+    max_new_tokens: int = 1024
+    """Most new tokens per action (Qiu et al.: 1024)."""
+    batch_size: int = 32
+    """Episodes generated concurrently (one batched forward pass; inferred)."""
+    probe_zero_fraction: float = 0.93
+    """Share of the update zeroed by the sparsification probe (ES-vs-GRPO study, training.md §5.1)."""
+    probe_scope: Literal["global", "tensor"] = "global"
+    """Rank update magnitudes over the whole model or within each tensor."""
+    checkpoint_every: int = 50
+    """Save a resumable checkpoint every this many iterations (0: never)."""
+    resume: bool = False
+    """Continue from ``out_dir/checkpoint`` if it exists."""
+    device: str = "cpu"
+    """The torch device."""
+    dtype: str | None = None
+    """The weights' dtype (None: float32 on CPU)."""
+
+
+# --------------------------------------------------------------------------------------------- noise
+def iteration_seeds(seed: int, iteration: int, population: int) -> list[int]:
+    """The member seeds of one iteration, in ``[0, 2**30)`` as in Qiu et al.'s code.
+
+    >>> iteration_seeds(33, 0, 3) == iteration_seeds(33, 0, 3) != iteration_seeds(33, 1, 3)
+    True
+    """
+    rng = np.random.default_rng([seed, iteration])
+    return [int(s) for s in rng.integers(0, 2**30, population)]
+
+
+def _noise(param: Any, seed: int) -> Any:
+    torch = require("torch", "llm")
+    generator = torch.Generator(device=param.device).manual_seed(seed)
+    return torch.randn(param.shape, generator=generator, dtype=param.dtype, device=param.device)
+
+
+def perturb(params: Sequence[Any], seed: int, scale: float, *, seed_shift: bool = True) -> None:
+    """Add ``scale · ε(seed)`` to every tensor in place, one tensor's noise alive at a time.
+
+    ``perturb(params, s, σ)`` makes a member; ``perturb(params, s, -σ)`` restores the parameters.
+    """
+    torch = require("torch", "llm")
+    with torch.no_grad():
+        for i, p in enumerate(params):
+            p.add_(_noise(p, seed + i if seed_shift else seed), alpha=scale)
+
+
+def z_normalise(rewards: Sequence[float], eps: float = 1e-8) -> np.ndarray:
+    """``(R - mean) / (std + eps)`` (population std); all-equal rewards give zeros.
+
+    >>> z_normalise([1.0, 1.0]).tolist(), z_normalise([0.0, 2.0]).round(6).tolist()
+    ([0.0, 0.0], [-1.0, 1.0])
+    """
+    r = np.asarray(rewards, dtype=np.float64)
+    return (r - r.mean()) / (r.std() + eps)
+
+
+def es_update(
+    params: Sequence[Any], seeds: Sequence[int], z: Sequence[float], alpha: float, *, seed_shift: bool = True
+) -> float:
+    """``θ += α · (1/N) Σ_n z_n ε_n`` in place, tensor by tensor; returns the update's L2 norm."""
+    torch = require("torch", "llm")
+    if len(seeds) != len(z):
+        raise ValueError(f"got {len(seeds)} seeds for {len(z)} normalised rewards")
+    squared = 0.0
+    with torch.no_grad():
+        for i, p in enumerate(params):
+            step = torch.zeros_like(p)
+            for s, zn in zip(seeds, z, strict=True):
+                if zn != 0.0:
+                    step.add_(_noise(p, s + i if seed_shift else s), alpha=float(zn))
+            step.mul_(alpha / len(seeds))
+            p.add_(step)
+            squared += float(step.double().pow(2).sum())
+    return squared**0.5
+
+
+# --------------------------------------------------------------------------------------- evaluation
+def _split(env_id: str, env_kwargs: dict[str, Any], wanted: str) -> str:
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        splits = tuple(getattr(env.unwrapped, "splits", ("train", "test")))
+    finally:
+        env.close()
+    return wanted if wanted in splits else splits[0]
+
+
+def evaluate(
+    chat: Any, args: Args, seeds: Sequence[int], *, split: str, workers: int | None = None
+) -> tuple[float, float]:
+    """Mean return and success rate of greedy episodes, one per seed, run concurrently.
+
+    Concurrent episodes share ``chat`` (an `HFChatModel`), whose micro-batcher runs their turns as
+    one batched forward pass.
+    """
+    from papergym.backends.policy import ChatModelPolicy
+
+    def one(seed: int) -> tuple[float, bool]:
+        env = gym.make(args.env_id, **args.env_kwargs)
+        try:
+            policy = ChatModelPolicy(chat, max_tokens=args.max_new_tokens, temperature=0.0)
+            traj = rollout(env, policy, seed=seed, options={"split": split})
+        finally:
+            env.close()
+        return traj.total_reward, traj.success
+
+    with ThreadPoolExecutor(max_workers=max(1, workers or args.batch_size)) as pool:
+        results = list(pool.map(one, seeds))
+    return float(np.mean([r for r, _ in results])), float(np.mean([s for _, s in results]))
+
+
+# ----------------------------------------------------------------------------- drift and the probe
+def _reference_tensors(path: Path, device: Any) -> Iterator[tuple[str, Any]]:
+    """``(name, tensor)`` of a safetensors checkpoint, read one tensor at a time."""
+    safetensors = require("safetensors", "llm")
+    files = sorted(path.glob("*.safetensors"))
+    if not files:
+        raise ValueError(f"{str(path)!r} holds no *.safetensors weights to compare against")
+    for file in files:
+        with safetensors.safe_open(str(file), framework="pt", device="cpu") as handle:
+            for name in handle.keys():  # noqa: SIM118 (safe_open is not a mapping)
+                yield name, handle.get_tensor(name).to(device)
+
+
+def _paired(model: Any, reference: Path) -> Iterator[tuple[str, Any, Any]]:
+    """``(name, parameter, reference tensor)`` for every parameter, loading references lazily."""
+    params = dict(model.named_parameters())
+    seen = set()
+    for name, ref in _reference_tensors(reference, next(iter(params.values())).device):
+        if name in params:
+            seen.add(name)
+            yield name, params[name], ref
+    missing = sorted(set(params) - seen)
+    if missing:
+        raise ValueError(f"the reference checkpoint {str(reference)!r} lacks {missing[:3]}")
+
+
+def layer_of(name: str) -> str:
+    """The layer a parameter belongs to: ``layers.N`` for transformer blocks, else its module.
+
+    >>> layer_of("model.layers.3.mlp.up_proj.weight"), layer_of("model.embed_tokens.weight")
+    ('layers.3', 'model.embed_tokens')
+    """
+    match = re.search(r"layers\.(\d+)\.", name)
+    return f"layers.{match.group(1)}" if match else name.rsplit(".", 1)[0]
+
+
+def parameter_drift(model: Any, reference: Path) -> dict[str, dict[str, float]]:
+    """``‖θ − θ_0‖_2`` and ``‖θ − θ_0‖ / ‖θ_0‖`` per layer and in total (key ``"total"``)."""
+    torch = require("torch", "llm")
+    delta_sq: dict[str, float] = {}
+    ref_sq: dict[str, float] = {}
+    with torch.no_grad():
+        for name, param, ref in _paired(model, reference):
+            layer = layer_of(name)
+            delta_sq[layer] = delta_sq.get(layer, 0.0) + float((param.double() - ref.double()).pow(2).sum())
+            ref_sq[layer] = ref_sq.get(layer, 0.0) + float(ref.double().pow(2).sum())
+    delta_sq["total"], ref_sq["total"] = sum(delta_sq.values()), sum(ref_sq.values())
+    return {
+        layer: {"l2": d**0.5, "relative": (d / ref_sq[layer]) ** 0.5 if ref_sq[layer] > 0 else 0.0}
+        for layer, d in delta_sq.items()
+    }
+
+
+def sparsify_update(model: Any, reference: Path, zero_fraction: float, *, scope: str = "global") -> float:
+    """Set θ = θ_0 + Δ with the ``zero_fraction`` smallest ``|Δ|`` entries of Δ = θ − θ_0 zeroed.
+
+    Args:
+        model: the trained model (modified in place).
+        reference: the starting checkpoint θ_0.
+        zero_fraction: the share of entries zeroed (0.93 in the ES-vs-GRPO probe).
+        scope: ``"global"`` ranks magnitudes over the whole model, ``"tensor"`` within each tensor.
+
+    Returns:
+        The share of update entries actually zeroed (ties at the threshold are zeroed too).
+    """
+    torch = require("torch", "llm")
+    if not 0.0 <= zero_fraction < 1.0:
+        raise ValueError(f"zero_fraction must be in [0, 1), got {zero_fraction}")
+    if scope not in ("global", "tensor"):
+        raise ValueError(f"scope must be 'global' or 'tensor', got {scope!r}")
+    threshold = None
+    with torch.no_grad():
+        if scope == "global":
+            magnitudes = torch.cat(
+                [(p - r).abs().flatten().float().cpu() for _, p, r in _paired(model, reference)]
+            )
+            k = round(zero_fraction * magnitudes.numel())
+            threshold = float(magnitudes.kthvalue(k).values) if k > 0 else -1.0
+            del magnitudes
+        zeroed = total = 0
+        for _, param, ref in _paired(model, reference):
+            delta = param - ref
+            if scope == "tensor":
+                k = round(zero_fraction * delta.numel())
+                threshold = float(delta.abs().flatten().float().kthvalue(k).values) if k > 0 else -1.0
+            keep = delta.abs() > threshold
+            param.copy_(torch.where(keep, param, ref))  # exactly θ where kept, θ_0 elsewhere
+            zeroed += int((~keep).sum())
+            total += delta.numel()
+    return zeroed / max(total, 1)
+
+
+def load_weights(model: Any, path: Path) -> None:
+    """Copy a checkpoint's weights into ``model``'s parameters in place (one tensor at a time)."""
+    torch = require("torch", "llm")
+    with torch.no_grad():
+        for _, param, ref in _paired(model, path):
+            param.copy_(ref)
+
+
+# ----------------------------------------------------------------------------------------- the run
+def _initial_checkpoint(args: Args, out: Path) -> Path:
+    if args.model is not None:
+        return Path(args.model)
+    from papergym.baselines.tiny import build_tiny_checkpoint
+
+    path = out / "init"
+    if not any(path.glob("*.safetensors")):
+        build_tiny_checkpoint(path)
+    return path
+
+
+def _save(chat: Any, path: Path, state: dict[str, Any]) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    chat.model.save_pretrained(path)
+    chat.tokenizer.save_pretrained(path)
+    (path / "trainer_state.json").write_text(json.dumps(state, indent=1))
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Run ES; returns the final metrics (also in ``out_dir/summary.json``)."""
+    from papergym.backends.hf import HFChatModel
+
+    if args.population < 2 or args.iterations < 0 or args.sigma <= 0 or args.train_tasks < 1:
+        raise ValueError("need population >= 2, iterations >= 0, sigma > 0 and train_tasks >= 1")
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    initial = _initial_checkpoint(args, out)
+    checkpoint = out / "checkpoint"
+    start, load_from = 0, initial
+    if args.resume and (checkpoint / "trainer_state.json").exists():
+        start = int(json.loads((checkpoint / "trainer_state.json").read_text())["iteration"])
+        load_from = checkpoint
+    chat = HFChatModel(load_from, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size)
+    params = [p for _, p in chat.model.named_parameters()]
+    train_split = _split(args.env_id, args.env_kwargs, "train")
+    eval_split = _split(args.env_id, args.env_kwargs, "test")
+    train_seeds = list(range(args.train_tasks))
+    eval_seeds = list(range(args.eval_tasks))
+    summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial)}
+    if eval_seeds and start == 0:
+        summary["eval_return_before"], summary["eval_success_before"] = evaluate(
+            chat, args, eval_seeds, split=eval_split
+        )
+
+    metrics_path = out / "metrics.jsonl"
+    rows = (
+        [json.loads(line) for line in metrics_path.read_text().splitlines()] if metrics_path.exists() else []
+    )
+    rows = [r for r in rows if r["iteration"] < start]  # a killed run may have logged past its checkpoint
+    metrics_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tqdm = require("tqdm", "train").tqdm
+    for iteration in tqdm(range(start, args.iterations), desc="es", initial=start, total=args.iterations):
+        seeds = iteration_seeds(args.seed, iteration, args.population)
+        rewards, successes = [], []
+        for s in seeds:
+            perturb(params, s, args.sigma, seed_shift=args.seed_shift)
+            try:
+                reward, success = evaluate(chat, args, train_seeds, split=train_split)
+            finally:
+                perturb(params, s, -args.sigma, seed_shift=args.seed_shift)
+            rewards.append(reward)
+            successes.append(success)
+        z = z_normalise(rewards)
+        norm = es_update(params, seeds, z.tolist(), args.alpha, seed_shift=args.seed_shift)
+        row = {
+            "iteration": iteration,
+            "reward_mean": float(np.mean(rewards)),
+            "reward_max": float(np.max(rewards)),
+            "reward_std": float(np.std(rewards)),
+            "success_mean": float(np.mean(successes)),
+            "update_norm": norm,
+        }
+        with metrics_path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        if args.checkpoint_every and (iteration + 1) % args.checkpoint_every == 0:
+            _save(chat, checkpoint, {"iteration": iteration + 1})
+
+    final = out / "final"
+    _save(chat, final, {"iteration": args.iterations})
+    summary["final_checkpoint"] = str(final)
+    summary["drift"] = parameter_drift(chat.model, initial)
+    if eval_seeds:
+        summary["eval_return_after"], summary["eval_success_after"] = evaluate(
+            chat, args, eval_seeds, split=eval_split
+        )
+        summary["probe_zeroed_fraction"] = sparsify_update(
+            chat.model, initial, args.probe_zero_fraction, scope=args.probe_scope
+        )
+        summary["eval_return_probe"], summary["eval_success_probe"] = evaluate(
+            chat, args, eval_seeds, split=eval_split
+        )
+        load_weights(chat.model, final)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
