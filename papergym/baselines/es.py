@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -219,8 +220,9 @@ def parameter_drift(model: Any, reference: Path) -> dict[str, dict[str, float]]:
     with torch.no_grad():
         for name, param, ref in _paired(model, reference):
             layer = layer_of(name)
-            delta_sq[layer] = delta_sq.get(layer, 0.0) + float((param.double() - ref.double()).pow(2).sum())
-            ref_sq[layer] = ref_sq.get(layer, 0.0) + float(ref.double().pow(2).sum())
+            # float32 norms, one tensor at a time: a float64 copy of the embeddings would dwarf ES's state
+            delta_sq[layer] = delta_sq.get(layer, 0.0) + float(torch.linalg.vector_norm(param - ref)) ** 2
+            ref_sq[layer] = ref_sq.get(layer, 0.0) + float(torch.linalg.vector_norm(ref)) ** 2
     delta_sq["total"], ref_sq["total"] = sum(delta_sq.values()), sum(ref_sq.values())
     return {
         layer: {"l2": d**0.5, "relative": (d / ref_sq[layer]) ** 0.5 if ref_sq[layer] > 0 else 0.0}
@@ -287,11 +289,51 @@ def _initial_checkpoint(args: Args, out: Path) -> Path:
     return path
 
 
+_SAFETENSORS_DTYPES = {
+    "float32": "F32", "float16": "F16", "bfloat16": "BF16", "float64": "F64",
+    "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL",
+}  # fmt: skip
+
+
+def write_safetensors(model: Any, file: Path) -> None:
+    """Write ``model``'s state dict as one safetensors file, one tensor at a time.
+
+    ``safetensors.torch.save_file`` (hence ``save_pretrained``) first turns every tensor into a bytes copy,
+    holding a second copy of the model; ES exists to need no more than one. Tied tensors are written once.
+    """
+    torch = require("torch", "llm")
+    tensors, seen, header, offset = [], set(), {}, 0
+    for name, t in model.state_dict().items():
+        key = (t.data_ptr(), t.dtype, tuple(t.shape))
+        if key in seen:
+            continue
+        seen.add(key)
+        size = t.numel() * t.element_size()
+        dtype = _SAFETENSORS_DTYPES[str(t.dtype).removeprefix("torch.")]
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + size]}
+        tensors.append(t)
+        offset += size
+    header["__metadata__"] = {"format": "pt"}
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)
+    # a new file renamed into place: the weights being written may be memory-mapped from the old one
+    partial = file.with_name(file.name + ".partial")
+    with partial.open("wb") as f:
+        f.write(len(raw).to_bytes(8, "little") + raw)
+        for t in tensors:
+            data = t.detach().cpu().contiguous().reshape(-1).view(torch.uint8)
+            f.write(memoryview(data.numpy()))
+    os.replace(partial, file)
+
+
 def _save(chat: Any, path: Path, state: dict[str, Any]) -> None:
     path.mkdir(parents=True, exist_ok=True)
-    chat.model.save_pretrained(path)
+    chat.model.config.save_pretrained(path)
+    chat.model.generation_config.save_pretrained(path)
+    write_safetensors(chat.model, path / "model.safetensors")
     chat.tokenizer.save_pretrained(path)
-    (path / "trainer_state.json").write_text(json.dumps(state, indent=1))
+    (path / "trainer_state.json.partial").write_text(json.dumps(state, indent=1))
+    os.replace(path / "trainer_state.json.partial", path / "trainer_state.json")
 
 
 def main(args: Args) -> dict[str, Any]:
