@@ -24,7 +24,6 @@ import logging
 import os
 import re
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -32,8 +31,9 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
+from papergym.baselines.policy import PolicyModel, load_policy
+from papergym.baselines.rollout import run_episodes
 from papergym.core.errors import require
-from papergym.core.trajectory import rollout
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +46,9 @@ class Args:
     """The papergym env whose return is the fitness (any id; multi-turn envs work)."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of ``gym.make`` (e.g. ``{"domain": "math"}``)."""
-    model: str | None = None
-    """A local HF checkpoint directory; None builds the tiny model (`papergym.baselines.tiny`) in out_dir."""
+    model: str = "tiny"
+    """A local HF checkpoint directory, or ``"tiny"``: a fresh `papergym.baselines.tiny` model (saved in
+    ``out_dir/init``, the θ_0 of the drift report)."""
     out_dir: str = "runs/es"
     """Where metrics, checkpoints and the final model go."""
     iterations: int = 500
@@ -69,7 +70,7 @@ class Args:
     max_new_tokens: int = 1024
     """Most new tokens per action (Qiu et al.: 1024)."""
     batch_size: int = 32
-    """Episodes generated concurrently (one batched forward pass; inferred)."""
+    """Episodes played in lockstep, one batched forward pass per token (inferred)."""
     probe_zero_fraction: float = 0.93
     """Share of the update zeroed by the sparsification probe (ES-vs-GRPO study, training.md §5.1)."""
     probe_scope: Literal["global", "tensor"] = "global"
@@ -152,28 +153,29 @@ def _split(env_id: str, env_kwargs: dict[str, Any], wanted: str) -> str:
     return wanted if wanted in splits else splits[0]
 
 
-def evaluate(
-    chat: Any, args: Args, seeds: Sequence[int], *, split: str, workers: int | None = None
-) -> tuple[float, float]:
-    """Mean return and success rate of greedy episodes, one per seed, run concurrently.
-
-    Concurrent episodes share ``chat`` (an `HFChatModel`), whose micro-batcher runs their turns as
-    one batched forward pass.
-    """
-    from papergym.backends.policy import ChatModelPolicy
-
-    def one(seed: int) -> tuple[float, bool]:
-        env = gym.make(args.env_id, **args.env_kwargs)
+def evaluate(policy: PolicyModel, args: Args, seeds: Sequence[int], *, split: str) -> tuple[float, float]:
+    """Mean return and success rate of greedy episodes, one per seed, ``batch_size`` played in lockstep."""
+    returns: list[float] = []
+    successes: list[bool] = []
+    for start in range(0, len(seeds), args.batch_size):
+        chunk = list(seeds[start : start + args.batch_size])
+        envs = [gym.make(args.env_id, **args.env_kwargs) for _ in chunk]
         try:
-            policy = ChatModelPolicy(chat, max_tokens=args.max_new_tokens, temperature=0.0)
-            traj = rollout(env, policy, seed=seed, options={"split": split})
+            episodes = run_episodes(
+                policy,
+                envs,
+                seeds=chunk,
+                sample_seed=0,  # unused: greedy decoding draws nothing
+                options={"split": split},
+                max_new_tokens=args.max_new_tokens,
+                temperature=0.0,
+            )
         finally:
-            env.close()
-        return traj.total_reward, traj.success
-
-    with ThreadPoolExecutor(max_workers=max(1, workers or args.batch_size)) as pool:
-        results = list(pool.map(one, seeds))
-    return float(np.mean([r for r, _ in results])), float(np.mean([s for _, s in results]))
+            for env in envs:
+                env.close()
+        returns.extend(e.trajectory.total_reward for e in episodes)
+        successes.extend(e.trajectory.success for e in episodes)
+    return float(np.mean(returns)), float(np.mean(successes))
 
 
 # ----------------------------------------------------------------------------- drift and the probe
@@ -279,13 +281,14 @@ def load_weights(model: Any, path: Path) -> None:
 
 # ----------------------------------------------------------------------------------------- the run
 def _initial_checkpoint(args: Args, out: Path) -> Path:
-    if args.model is not None:
+    if args.model != "tiny":
         return Path(args.model)
-    from papergym.baselines.tiny import build_tiny_checkpoint
-
     path = out / "init"
     if not any(path.glob("*.safetensors")):
-        build_tiny_checkpoint(path)
+        from papergym.baselines import tiny
+
+        fresh = load_policy("tiny")
+        tiny.save(fresh.model, fresh.tokenizer, path)
     return path
 
 
@@ -326,20 +329,18 @@ def write_safetensors(model: Any, file: Path) -> None:
     os.replace(partial, file)
 
 
-def _save(chat: Any, path: Path, state: dict[str, Any]) -> None:
+def _save(policy: PolicyModel, path: Path, state: dict[str, Any]) -> None:
     path.mkdir(parents=True, exist_ok=True)
-    chat.model.config.save_pretrained(path)
-    chat.model.generation_config.save_pretrained(path)
-    write_safetensors(chat.model, path / "model.safetensors")
-    chat.tokenizer.save_pretrained(path)
+    policy.model.config.save_pretrained(path)
+    policy.model.generation_config.save_pretrained(path)
+    write_safetensors(policy.model, path / "model.safetensors")
+    policy.tokenizer.save_pretrained(path)
     (path / "trainer_state.json.partial").write_text(json.dumps(state, indent=1))
     os.replace(path / "trainer_state.json.partial", path / "trainer_state.json")
 
 
 def main(args: Args) -> dict[str, Any]:
     """Run ES; returns the final metrics (also in ``out_dir/summary.json``)."""
-    from papergym.backends.hf import HFChatModel
-
     if args.population < 2 or args.iterations < 0 or args.sigma <= 0 or args.train_tasks < 1:
         raise ValueError("need population >= 2, iterations >= 0, sigma > 0 and train_tasks >= 1")
     out = Path(args.out_dir)
@@ -350,8 +351,9 @@ def main(args: Args) -> dict[str, Any]:
     if args.resume and (checkpoint / "trainer_state.json").exists():
         start = int(json.loads((checkpoint / "trainer_state.json").read_text())["iteration"])
         load_from = checkpoint
-    chat = HFChatModel(load_from, device=args.device, dtype=args.dtype, max_batch_size=args.batch_size)
-    params = [p for _, p in chat.model.named_parameters()]
+    policy = load_policy(load_from, device=args.device, dtype=args.dtype)
+    policy.model.requires_grad_(False)  # ES never backpropagates
+    params = [p for _, p in policy.model.named_parameters()]
     train_split = _split(args.env_id, args.env_kwargs, "train")
     eval_split = _split(args.env_id, args.env_kwargs, "test")
     train_seeds = list(range(args.train_tasks))
@@ -359,7 +361,7 @@ def main(args: Args) -> dict[str, Any]:
     summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial)}
     if eval_seeds and start == 0:
         summary["eval_return_before"], summary["eval_success_before"] = evaluate(
-            chat, args, eval_seeds, split=eval_split
+            policy, args, eval_seeds, split=eval_split
         )
 
     metrics_path = out / "metrics.jsonl"
@@ -375,7 +377,7 @@ def main(args: Args) -> dict[str, Any]:
         for s in seeds:
             perturb(params, s, args.sigma, seed_shift=args.seed_shift)
             try:
-                reward, success = evaluate(chat, args, train_seeds, split=train_split)
+                reward, success = evaluate(policy, args, train_seeds, split=train_split)
             finally:
                 perturb(params, s, -args.sigma, seed_shift=args.seed_shift)
             rewards.append(reward)
@@ -393,22 +395,22 @@ def main(args: Args) -> dict[str, Any]:
         with metrics_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
         if args.checkpoint_every and (iteration + 1) % args.checkpoint_every == 0:
-            _save(chat, checkpoint, {"iteration": iteration + 1})
+            _save(policy, checkpoint, {"iteration": iteration + 1})
 
     final = out / "final"
-    _save(chat, final, {"iteration": args.iterations})
+    _save(policy, final, {"iteration": args.iterations})
     summary["final_checkpoint"] = str(final)
-    summary["drift"] = parameter_drift(chat.model, initial)
+    summary["drift"] = parameter_drift(policy.model, initial)
     if eval_seeds:
         summary["eval_return_after"], summary["eval_success_after"] = evaluate(
-            chat, args, eval_seeds, split=eval_split
+            policy, args, eval_seeds, split=eval_split
         )
         summary["probe_zeroed_fraction"] = sparsify_update(
-            chat.model, initial, args.probe_zero_fraction, scope=args.probe_scope
+            policy.model, initial, args.probe_zero_fraction, scope=args.probe_scope
         )
         summary["eval_return_probe"], summary["eval_success_probe"] = evaluate(
-            chat, args, eval_seeds, split=eval_split
+            policy, args, eval_seeds, split=eval_split
         )
-        load_weights(chat.model, final)
+        load_weights(policy.model, final)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
