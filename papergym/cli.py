@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | passk | demo | bench.
+"""The ``papergym`` command: list | play | eval | passk | demo | bench | train.
 
 The command line is the one place that prints; library code logs.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import runpy
 import sys
@@ -20,6 +19,7 @@ import gymnasium as gym
 
 import papergym
 from papergym.backends.policy import parse_policy_spec
+from papergym.baselines.run import parse_kwargs, wilson_interval
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError, DependencyNotInstalled
 from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
@@ -27,32 +27,12 @@ from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Traject
 POLICIES = {"oracle": OraclePolicy, "random": RandomPolicy}
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a success rate (95% for z = 1.96).
-
-    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
-    (0.49, 0.943)
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     """``key=value`` pairs; a value is read as JSON when it parses (``difficulty=2``), else as a string."""
-    kwargs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise SystemExit(f"--kw takes key=value, got {pair!r}")
-        try:
-            kwargs[key] = json.loads(value)
-        except json.JSONDecodeError:
-            kwargs[key] = value
-    return kwargs
+    try:
+        return parse_kwargs(pairs)
+    except ValueError as exc:
+        raise SystemExit(f"--kw takes key=value: {exc}") from exc
 
 
 POLICY_HELP = (
@@ -311,6 +291,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+TRAINERS = {
+    "sft": "papergym.baselines.sft:main",
+    "grpo": "papergym.baselines.grpo:main",
+}
+"""``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    from papergym.core.errors import require
+
+    if args.algo not in TRAINERS:
+        raise SystemExit(f"unknown trainer {args.algo!r}; choose from {sorted(TRAINERS)}")
+    tyro = require("tyro", "train")
+    module_name, _, function = TRAINERS[args.algo].partition(":")
+    module = importlib.import_module(module_name)
+    config = tyro.cli(module.Args, args=args.rest, prog=f"papergym train {args.algo}")
+    result = getattr(module, function)(config)
+    for key in ("success_before", "success_after"):
+        if isinstance(result.get(key), dict):
+            r = result[key]
+            interval = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+            print(f"{key}: {r['success']:.3f} {interval} (95% Wilson CI, n={int(r['n'])})")
+    shown = {k: v for k, v in result.items() if not isinstance(v, dict)}
+    print(json.dumps(shown, default=str))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="papergym", description=__doc__)
     parser.add_argument("--version", action="version", version=papergym.__version__)
@@ -356,6 +365,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--write", default=None, help="markdown file to write the table into")
     bench.add_argument("--repeats", type=int, default=2000)
     bench.set_defaults(func=cmd_bench)
+
+    train = sub.add_parser(
+        "train", help="run a baseline trainer: papergym train ALGO --env ID ... (papergym train ALGO -h)"
+    )
+    train.add_argument("algo", help=f"one of {', '.join(TRAINERS)}")
+    train.add_argument("rest", nargs=argparse.REMAINDER, help="the trainer's own flags")
+    train.set_defaults(func=cmd_train)
     return parser
 
 

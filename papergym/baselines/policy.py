@@ -184,10 +184,14 @@ def sample(
     generators = [torch.Generator().manual_seed(s % _SEED_MODULUS) for s in seeds]
     model = policy.model
     device = policy.device
-    width = max(len(r) for r in rows)
+    # forced tokens are fed with the prompt in one prefill pass; their log-probs come from its last logits
+    forced_rows = [f[: max(0, b)] for f, b in zip(forced_rows, budgets, strict=True)]
+    keep = 1 + max(len(f) for f in forced_rows)
+    full = [r + f for r, f in zip(rows, forced_rows, strict=True)]
+    width = max(len(r) for r in full)
     ids = torch.full((n, width), policy.pad_id, dtype=torch.long)
     mask = torch.zeros((n, width), dtype=torch.long)
-    for i, r in enumerate(rows):  # left padding: every row's last prompt token sits at the end
+    for i, r in enumerate(full):  # left padding: every row's last token sits at the end
         ids[i, width - len(r) :] = torch.tensor(r, dtype=torch.long)
         mask[i, width - len(r) :] = 1
     ids, mask = ids.to(device), mask.to(device)
@@ -204,33 +208,33 @@ def sample(
                     attention_mask=mask,
                     position_ids=positions,
                     use_cache=True,
-                    logits_to_keep=1,
+                    logits_to_keep=keep,
                     **{cache_arg: cache},
                 )
                 cache = result.cache if cache_arg == "cache" else result.past_key_values
-                logprobs = _sampling_logprobs(
-                    torch, result.logits[:, -1, :].float().cpu(), temperature, top_p
-                )
-                entropy = (
-                    -(logprobs.exp() * logprobs.nan_to_num(neginf=0.0)).sum(-1) if return_entropy else None
-                )
+                logits = result.logits[:, -keep:, :].float().cpu()  # (n, keep, V)
+                all_logprobs = _sampling_logprobs(torch, logits, temperature, top_p)
+                all_entropy = _entropy(all_logprobs) if return_entropy else None
+                if keep > 1:  # the prefill: record the forced tokens
+                    _record_forced(out, forced_rows, all_logprobs, all_entropy, policy.stop_ids)
+                    active = [not out.finished[i] and len(out.tokens[i]) < budgets[i] for i in range(n)]
+                    if not any(active):
+                        return out
+                    keep = 1
+                logprobs = all_logprobs[:, -1]  # (n, V)
                 chosen = []
                 for i in range(n):
                     if not active[i]:
                         chosen.append(policy.pad_id)
                         continue
-                    step = len(out.tokens[i])
-                    if step < len(forced_rows[i]):
-                        token = int(forced_rows[i][step])
-                        out.forced[i] += 1
-                    elif temperature == 0:
+                    if temperature == 0:
                         token = int(torch.argmax(logprobs[i]))
                     else:
                         token = int(torch.multinomial(logprobs[i].exp(), 1, generator=generators[i]))
                     out.tokens[i].append(token)
                     out.logprobs[i].append(float(logprobs[i, token]))
-                    if out.entropies is not None and entropy is not None:
-                        out.entropies[i].append(float(entropy[i]))
+                    if out.entropies is not None and all_entropy is not None:
+                        out.entropies[i].append(float(all_entropy[i, -1]))
                     out.finished[i] = token in policy.stop_ids
                     active[i] = not out.finished[i] and len(out.tokens[i]) < budgets[i]
                     chosen.append(token)
@@ -243,8 +247,30 @@ def sample(
         model.train(was_training)
 
 
+def _entropy(logprobs: Any) -> Any:
+    """Entropy over the last axis of log-probs (``-inf`` entries contribute 0)."""
+    return -(logprobs.exp() * logprobs.nan_to_num(neginf=0.0)).sum(-1)
+
+
+def _record_forced(
+    out: Samples, forced: Sequence[Sequence[int]], logprobs: Any, entropy: Any, stop_ids: frozenset[int]
+) -> None:
+    """Append each row's forced tokens with their log-probs; ``logprobs`` is ``(n, keep, V)`` over the last
+    ``keep`` positions, and row ``i``'s forced token ``j`` is predicted at index ``keep - 1 - len(f) + j``."""
+    keep = logprobs.shape[1]
+    for i, f in enumerate(forced):
+        for j, token in enumerate(f):
+            at = keep - 1 - len(f) + j
+            out.tokens[i].append(int(token))
+            out.logprobs[i].append(float(logprobs[i, at, int(token)]))
+            if out.entropies is not None:
+                out.entropies[i].append(float(entropy[i, at]))
+        out.forced[i] = len(f)
+        out.finished[i] = bool(f) and int(f[-1]) in stop_ids
+
+
 def _sampling_logprobs(torch: Any, logits: Any, temperature: float, top_p: float) -> Any:
-    """``(N, V)`` log-probs of the distribution sampled from (greedy: the untempered one)."""
+    """``(..., V)`` log-probs of the distribution sampled from (greedy: the untempered one)."""
     logprobs = torch.log_softmax(logits / temperature if temperature > 0 else logits, dim=-1)
     if top_p >= 1.0 or temperature == 0:
         return logprobs

@@ -90,12 +90,14 @@ class Episode:
         segments: the contexts (one per context reset; usually one).
         spans: one `ActionSpan` per step of ``trajectory``, in order.
         prompt_length: tokens of the first observation (the first segment's prompt).
+        token_advantages: set by a trainer: per segment, per token, the advantage it trained with.
     """
 
     trajectory: Trajectory
     segments: list[Segment]
     spans: list[ActionSpan]
     prompt_length: int
+    token_advantages: list[list[float]] | None = None
 
     @property
     def action_lengths(self) -> list[int]:
@@ -217,15 +219,7 @@ def run_episodes(
         raise ValueError(f"got {len(seeds)} seeds for {len(envs)} envs")
     opts = list(options) if isinstance(options, Sequence) else [options] * len(envs)
     frame = ChatFrame(policy)
-    live: list[_Live] = []
-    for env, seed, opt in zip(envs, seeds, opts, strict=True):
-        observation, info = env.reset(seed=int(seed), options=opt)
-        messages = _messages(observation)
-        prompt = frame.first(messages)
-        segment = Segment()
-        segment.extend(prompt)
-        traj = Trajectory(task_id=str(info.get(K.TASK_ID, "")), seed=int(seed), reset_info=info)
-        live.append(_Live(env, Episode(traj, [segment], [], len(prompt)), observation, len(messages)))
+    live = [_start(frame, env, seed, opt) for env, seed, opt in zip(envs, seeds, opts, strict=True)]
     limit = max_turns or 10**9
     while True:
         playing = [i for i, x in enumerate(live) if not x.done]
@@ -261,6 +255,56 @@ def run_episodes(
         )
         for row, i in enumerate(ready):
             _advance(live[i], frame, out.tokens[row], out.logprobs[row], out.forced[row], mask_forced)
+
+
+def _start(frame: ChatFrame, env: gym.Env, seed: int, options: dict[str, Any] | None) -> _Live:
+    """Reset ``env`` and open the episode's first context."""
+    observation, info = env.reset(seed=int(seed), options=options)
+    messages = _messages(observation)
+    prompt = frame.first(messages)
+    segment = Segment()
+    segment.extend(prompt)
+    traj = Trajectory(task_id=str(info.get(K.TASK_ID, "")), seed=int(seed), reset_info=info)
+    return _Live(env, Episode(traj, [segment], [], len(prompt)), observation, len(messages))
+
+
+def demonstrations(
+    policy: PolicyModel,
+    envs: Sequence[gym.Env],
+    *,
+    seeds: Sequence[int],
+    options: dict[str, Any] | None = None,
+    act: Callable[[gym.Env, Any], str] | None = None,
+    max_turns: int | None = None,
+) -> list[Episode]:
+    """Scripted episodes in token space, without running the model: each action is ``act(env, observation)``
+    (default: the env's oracle), tokenised and closed with a stop token; its tokens carry loss mask 1 (and
+    forced mask 1). SFT's data, and a scripted policy's episodes.
+
+    Args:
+        policy: supplies the tokenizer and chat template.
+        envs: one env per episode.
+        seeds: the env seeds.
+        options: ``reset`` options.
+        act: the script; default ``env.unwrapped.oracle_action()``.
+        max_turns: an extra bound on steps.
+    """
+    if len(seeds) != len(envs):
+        raise ValueError(f"got {len(seeds)} seeds for {len(envs)} envs")
+    frame = ChatFrame(policy)
+    stop = min(policy.stop_ids) if policy.tokenizer.eos_token_id is None else policy.tokenizer.eos_token_id
+    episodes = []
+    for env, seed in zip(envs, seeds, strict=True):
+        x = _start(frame, env, seed, options)
+        while not x.done:
+            if max_turns is not None and x.turn >= max_turns:
+                x.episode.trajectory.truncated = True
+                break
+            text = act(env, x.observation) if act is not None else env.unwrapped.oracle_action()  # type: ignore[attr-defined]
+            tokens = [*policy.encode(text), stop]
+            _advance(x, frame, tokens, [0.0] * len(tokens), len(tokens), False)
+        episodes.append(x.episode)
+    return episodes
 
 
 def _advance(
