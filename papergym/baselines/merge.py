@@ -149,8 +149,8 @@ class Args:
     relative to it."""
     experts: list[str] = field(default_factory=list)
     """The experts' checkpoint directories (same architecture as ``base``)."""
-    out_dir: str = "runs/merge"
-    """Where the merged checkpoint (``out_dir/merged``) and ``cosines.json`` go."""
+    out: str = "runs/merge"
+    """Where the merged checkpoint (``out/merged``) and ``cosines.json`` go."""
     method: MergeMethod = "task_arithmetic"
     """The merging operator; the ``dare_`` ones apply DARE to each task vector first."""
     lam: float = 1.0
@@ -204,16 +204,16 @@ def merge_states(base: StateDict, experts: Sequence[StateDict], args: Args) -> d
 
 
 def main(args: Args) -> dict[str, Any]:
-    """Merge ``args.experts`` into ``out_dir/merged`` and write their task-vector cosine matrix.
+    """Merge ``args.experts`` into ``out/merged`` and write their task-vector cosine matrix.
 
-    Evaluate the result like any checkpoint, e.g. ``papergym passk ENV --policy hf:OUT_DIR/merged``.
+    Evaluate the result like any checkpoint, e.g. ``papergym passk ENV --policy hf:OUT/merged``.
     """
     if not args.base or not args.experts:
         raise ValueError("merge needs --base (the starting checkpoint) and at least one --experts path")
     base = read_state(args.base)
     experts = [read_state(path) for path in args.experts]
     merged = merge_states(base, experts, args)
-    out = Path(args.out_dir)
+    out = Path(args.out)
     path = write_checkpoint(merged, args.base, out / "merged")
     cosines = task_vector_cosines(
         [task_vector(e, base) for e in experts], projection_dim=args.projection_dim, seed=args.seed

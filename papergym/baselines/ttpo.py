@@ -29,7 +29,7 @@ import numpy as np
 from papergym.baselines.losses import clipped_policy_loss, group_advantages
 from papergym.baselines.policy import PolicyModel, completion_logits, load_policy
 from papergym.baselines.rollout import Episode, run_episodes
-from papergym.baselines.run import Run, make_envs, set_threads
+from papergym.baselines.run import Run, make_envs, parse_kwargs, set_threads
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
@@ -40,13 +40,13 @@ from papergym.credit.majority_vote import MajorityVoteReward, Vote, final_answer
 class Args:
     """Test-time training without labels (TTRL / TTPO)."""
 
-    env_id: str = "papergym/TestTime-v0"
+    env: str = "papergym/TestTime-v0"
     """The env: its reward must not carry the label (TestTime-v0's is format only)."""
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments of ``gym.make`` (e.g. ``{"domain": "math", "n_problems": 64}``)."""
+    env_kw: list[str] = field(default_factory=list)
+    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``n_problems=64``."""
     model: str = "tiny"
     """A local HF checkpoint directory, or ``"tiny"`` (a fresh `papergym.baselines.tiny` model)."""
-    out_dir: str = "runs/ttpo"
+    out: str = "runs/ttpo"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
     objective: Literal["ttpo", "ttrl"] = "ttpo"
     """TTPO's split objective, or TTRL's majority-vote GRPO."""
@@ -81,7 +81,9 @@ class Args:
     checkpoint_every: int = 50
     """Save a resumable checkpoint every this many steps (0: never)."""
     resume: bool = False
-    """Continue from the newest checkpoint in out_dir."""
+    """Continue from the newest checkpoint in out."""
+    progress: bool = True
+    """Show a progress bar."""
     device: str = "cpu"
     """The torch device."""
     threads: int = 0
@@ -270,7 +272,9 @@ def main(args: Args) -> dict[str, Any]:
     if args.objective not in ("ttpo", "ttrl") or args.group_size < 2 or args.steps < 0:
         raise ValueError("need objective 'ttpo' or 'ttrl', group_size >= 2 and steps >= 0")
     set_threads(args.threads)
-    run = Run(args.out_dir, total_steps=args.steps, resume=args.resume, desc=args.objective)
+    run = Run(
+        args.out, total_steps=args.steps, resume=args.resume, progress=args.progress, desc=args.objective
+    )
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     teacher = policy
     if args.objective == "ttpo" and args.teacher == "initial":
@@ -281,7 +285,7 @@ def main(args: Args) -> dict[str, Any]:
         optimizer.load_state_dict(run.resumed_state["optimizer"])
     reward_fn = MajorityVoteReward(n_votes=args.n_votes)
     n_slots = args.prompts_per_step * args.group_size
-    envs = make_envs(args.env_id, args.env_kwargs, n_slots)
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), n_slots)
     metrics: dict[str, Any] = {}
     try:
         for step in range(run.start_step, args.steps):
@@ -321,4 +325,4 @@ def main(args: Args) -> dict[str, Any]:
         for env in envs:
             env.close()
     run.finish(policy.model, policy.tokenizer)
-    return {"out_dir": str(run.out), "args": asdict(args), **metrics}
+    return {"out": str(run.out), "args": asdict(args), **metrics}

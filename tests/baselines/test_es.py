@@ -73,9 +73,9 @@ def test_sparsify_and_drift(tmp_path: Path) -> None:
 
 def _args(tmp_path: Path, ckpt: Path, **kw: object) -> es.Args:
     base = dict(
-        env_id=register_toy(),
+        env=register_toy(),
         model=str(ckpt),
-        out_dir=str(tmp_path / "run"),
+        out=str(tmp_path / "run"),
         iterations=2,
         population=4,
         sigma=0.05,
@@ -94,7 +94,7 @@ def test_es_runs_two_iterations_and_changes_the_parameters(tmp_path: Path) -> No
     ckpt = build_tiny_checkpoint(tmp_path / "init", hidden=32, layers=2)
     summary = es.main(_args(tmp_path, ckpt))
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
-    assert [r["iteration"] for r in rows] == [0, 1]
+    assert [r["step"] for r in rows] == [0, 1]
     assert all(math.isfinite(r["reward_mean"]) and r["reward_std"] > 0 for r in rows)
     assert all(r["update_norm"] > 0 for r in rows)
     assert summary["drift"]["total"]["l2"] > 0
@@ -110,8 +110,8 @@ def test_resume_continues_where_a_run_stopped(tmp_path: Path) -> None:
     ckpt = build_tiny_checkpoint(tmp_path / "init", hidden=32, layers=2)
     full = es.main(_args(tmp_path, ckpt, eval_tasks=0))
     # a run that stopped after iteration 1 (its checkpoint says so), then resumed
-    es.main(_args(tmp_path, ckpt, eval_tasks=0, iterations=1, out_dir=str(tmp_path / "cut")))
-    resumed = es.main(_args(tmp_path, ckpt, eval_tasks=0, out_dir=str(tmp_path / "cut"), resume=True))
+    es.main(_args(tmp_path, ckpt, eval_tasks=0, iterations=1, out=str(tmp_path / "cut")))
+    resumed = es.main(_args(tmp_path, ckpt, eval_tasks=0, out=str(tmp_path / "cut"), resume=True))
     rows = (tmp_path / "cut" / "metrics.jsonl").read_text().splitlines()
-    assert [json.loads(r)["iteration"] for r in rows] == [0, 1]
+    assert [json.loads(r)["step"] for r in rows] == [0, 1]
     assert resumed["drift"]["total"]["l2"] == pytest.approx(full["drift"]["total"]["l2"], rel=1e-6)

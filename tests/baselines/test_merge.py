@@ -101,7 +101,7 @@ def test_merge_command_writes_a_loadable_merged_checkpoint(tmp_path, method: str
     from papergym.baselines import merge
 
     base, experts = _experts(tmp_path)
-    args = merge.Args(base=str(base), experts=experts, out_dir=str(tmp_path / "out"), method=method, lam=0.5)
+    args = merge.Args(base=str(base), experts=experts, out=str(tmp_path / "out"), method=method, lam=0.5)
     summary = merge.main(args)
     merged = AutoModelForCausalLM.from_pretrained(summary["merged_checkpoint"]).state_dict()
     base_state, expert_states = merge.read_state(base), [merge.read_state(p) for p in experts]

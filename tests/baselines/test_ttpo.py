@@ -64,9 +64,9 @@ def answering(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _args(model: Path, out: Path, **kw: Any) -> ttpo.Args:
     base: dict[str, Any] = dict(
-        env_kwargs={"n_problems": N_PROBLEMS},
+        env_kw=[f"n_problems={N_PROBLEMS}"],
         model=str(model),
-        out_dir=str(out),
+        out=str(out),
         steps=2,
         prompts_per_step=2,
         group_size=6,
@@ -74,6 +74,7 @@ def _args(model: Path, out: Path, **kw: Any) -> ttpo.Args:
         lr=1e-3,
         confidence=0.5,
         checkpoint_every=0,
+        progress=False,
     )
     base.update(kw)
     return ttpo.Args(**base)
@@ -108,7 +109,7 @@ def test_hidden_labels_never_reach_rewards_or_updates(
     runs = {}
     for mode in ("cycle", "1"):
         out = tmp_path / f"{objective}-{mode}"
-        ttpo.main(_args(answering, out, env_id=_register(mode), objective=objective, steps=1))
+        ttpo.main(_args(answering, out, env=_register(mode), objective=objective, steps=1))
         runs[mode] = (read_metrics(out / "metrics.jsonl"), _weights(out))
     plain = tmp_path / f"{objective}-plain"
     ttpo.main(_args(answering, plain, objective=objective, steps=1))
