@@ -141,7 +141,7 @@ def es_update(
                     step.add_(_noise(p, s + i if seed_shift else s), alpha=float(zn))
             step.mul_(alpha / len(seeds))
             p.add_(step)
-            squared += float(step.double().pow(2).sum())
+            squared += float(torch.linalg.vector_norm(step)) ** 2  # no float64 copy of the embeddings
     return squared**0.5
 
 

@@ -115,3 +115,34 @@ def test_resume_continues_where_a_run_stopped(tmp_path: Path) -> None:
     rows = (tmp_path / "cut" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(r)["step"] for r in rows] == [0, 1]
     assert resumed["drift"]["total"]["l2"] == pytest.approx(full["drift"]["total"]["l2"], rel=1e-6)
+
+
+def test_grpo_starts_from_the_es_checkpoint(tmp_path: Path) -> None:
+    from papergym.baselines import grpo
+
+    ckpt = build_tiny_checkpoint(tmp_path / "init", hidden=32, layers=2)
+    summary = es.main(_args(tmp_path, ckpt, iterations=1, eval_tasks=0))
+    final = summary["final_checkpoint"]
+    grpo.main(
+        grpo.Args(
+            env=register_toy(),
+            model=final,
+            out=str(tmp_path / "grpo"),
+            steps=1,
+            prompts_per_step=1,
+            group_size=2,
+            max_new_tokens=4,
+            progress=False,
+        )
+    )
+    from safetensors.torch import load_file
+
+    es_weights = load_file(str(Path(final) / "model.safetensors"))
+    grpo_weights = load_file(str(tmp_path / "grpo" / "final" / "model.safetensors"))
+    init = load_file(str(ckpt / "model.safetensors"))
+    # GRPO continued from the ES weights (not from the initial ones) and moved them
+    assert any(not torch.equal(es_weights[k], init[k]) for k in init)
+    assert any(not torch.equal(grpo_weights[k], es_weights[k]) for k in es_weights)
+    drift_from_es = sum(float((grpo_weights[k] - es_weights[k]).norm()) for k in es_weights)
+    drift_from_init = sum(float((grpo_weights[k] - init[k]).norm()) for k in init)
+    assert drift_from_es < drift_from_init

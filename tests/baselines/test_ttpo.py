@@ -11,9 +11,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from papergym.baselines import ttpo  # noqa: E402
+from papergym.baselines.rollout import Episode  # noqa: E402
 from papergym.baselines.run import read_metrics  # noqa: E402
 from papergym.core import info_keys as K  # noqa: E402
 from papergym.core.tasks import parse_task_id  # noqa: E402
+from papergym.core.trajectory import Step, Trajectory  # noqa: E402
+from papergym.credit.majority_vote import majority_vote  # noqa: E402
 from papergym.envs.reasoning.reasoning_env import canonical_answer  # noqa: E402
 from papergym.envs.reasoning.test_time import TestTimeEnv  # noqa: E402
 from tests.baselines.answering import answering_checkpoint  # noqa: E402
@@ -23,7 +26,7 @@ N_PROBLEMS = 6
 
 class RelabelHidden(gym.Wrapper):
     """Rewrites ``info["hidden_label"]``: ``"cycle"`` gives each problem the label of the next one (a
-    permutation of the labels), any other string replaces every label with itself."""
+    permutation of the problem set's labels), any other string replaces every label with itself."""
 
     def __init__(self, env: gym.Env, mode: str) -> None:
         super().__init__(env)
@@ -107,32 +110,46 @@ def test_hidden_labels_never_reach_rewards_or_updates(
     answering: Path, tmp_path: Path, objective: str
 ) -> None:
     runs = {}
-    for mode in ("cycle", "1"):
-        out = tmp_path / f"{objective}-{mode}"
-        ttpo.main(_args(answering, out, env=_register(mode), objective=objective, steps=1))
-        runs[mode] = (read_metrics(out / "metrics.jsonl"), _weights(out))
-    plain = tmp_path / f"{objective}-plain"
-    ttpo.main(_args(answering, plain, objective=objective, steps=1))
-    runs["true"] = (read_metrics(plain / "metrics.jsonl"), _weights(plain))
-    reference_rows, reference_weights = runs["true"]
-    for rows, weights in runs.values():
-        for key in ("reward", "majority_ratio", "loss"):
-            assert [r[key] for r in rows] == [r[key] for r in reference_rows]
-        assert all(torch.equal(weights[k], reference_weights[k]) for k in reference_weights)
-    # the diagnostics do read the labels: with "1" (the model's favourite answer) as every label, the
-    # majority is right and the accuracy is what the model answers "1"; with the true labels it is not
-    (relabelled,), (true,) = runs["1"][0], runs["true"][0]
-    assert relabelled["pseudo_label_error"] == 0.0 and relabelled["accuracy"] > 0
-    assert true["pseudo_label_error"] > 0 and true["accuracy"] < relabelled["accuracy"]
+    for name, env_id in (("true", "papergym/TestTime-v0"), ("permuted", _register("cycle"))):
+        out = tmp_path / f"{objective}-{name}"
+        ttpo.main(_args(answering, out, env=env_id, objective=objective, steps=1))
+        runs[name] = (read_metrics(out / "metrics.jsonl"), _weights(out))
+    (true_rows, true_weights), (permuted_rows, permuted_weights) = runs["true"], runs["permuted"]
+    for key in ("reward", "majority_ratio", "loss"):
+        assert [r[key] for r in permuted_rows] == [r[key] for r in true_rows]
+    assert all(torch.equal(permuted_weights[k], true_weights[k]) for k in true_weights)
+
+
+def _episode(answer: str | None, label: str) -> Episode:
+    info = {K.ANSWER: answer, K.HIDDEN_LABEL: label}
+    return Episode(Trajectory("t", 0, steps=[Step("q", "a", 0.0, info)]), [], [], 0)
+
+
+def test_label_diagnostics_read_the_hidden_labels() -> None:
+    # group 1: majority "4" is right (label 4); the dissenters "5" and None are wrong
+    # group 2: majority "7" is wrong (label 8); one dissenter "8" is right
+    groups = [
+        [_episode("4", "4"), _episode("4", "4"), _episode("5", "4"), _episode(None, "4")],
+        [_episode("7", "8"), _episode("7", "8"), _episode("8", "8")],
+    ]
+    votes = [majority_vote(["4", "4", "5", None]), majority_vote(["7", "7", "8"])]
+    d = ttpo.label_diagnostics(groups, votes)
+    assert d["pseudo_label_error"] == 0.5
+    assert d["disagree_error"] == pytest.approx(2 / 3)  # "5", None wrong; "8" right
+    assert d["accuracy"] == pytest.approx(3 / 7)
+    # pseudo-reward = true reward: group 1 all four; group 2 none ("7" rewarded but wrong, "8" the reverse)
+    assert d["reward_accuracy"] == pytest.approx(4 / 7)
 
 
 def test_split_loss_branches() -> None:
     g, t, v = 4, 3, 5
-    student = torch.zeros(g, t, v, requires_grad=True)
+    logits = torch.zeros(g, t, v)
+    logits[:, [0, 2], 0] = math.log(76.0)  # p(token 0) = 0.95 at positions 0 and 2, 0.2 at position 1
+    student = logits.clone().requires_grad_()
     teacher = torch.zeros(g, t, v)
-    teacher[:, :, 0] = 4.0  # the teacher prefers token 0
+    teacher[:, :, 0] = 8.0  # the teacher is surer still of token 0
     tokens = torch.zeros(g, t, dtype=torch.long)
-    old_logp = torch.log(torch.tensor([[0.95, 0.2, 0.95]] * g))
+    old_logp = torch.log_softmax(logits, dim=-1)[..., 0]  # sampled by the current policy: ratio 1
     mask = torch.ones(g, t)
     agree = torch.tensor([True, True, False, False])
     loss, stats = ttpo.ttpo_split_loss(
@@ -146,7 +163,7 @@ def test_split_loss_branches() -> None:
     assert student.grad[2, 1].abs().sum() == 0
     assert student.grad[2, 0, 0] > 0 and student.grad[2, 2, 0] > 0
     assert stats["confident_share"] == pytest.approx(2 / 3)
-    assert stats["distill_weight"] == 1.0  # far from converged: full weight
+    assert 0 < stats["distill_weight"] < 1  # near-converged positions 0 and 2 count less than position 1
     # a converged token (student = teacher) has zero KL and zero weight
     same, _ = ttpo.ttpo_split_loss(
         student_logits=teacher.clone().requires_grad_(), teacher_logits=teacher, tokens=tokens,
