@@ -126,3 +126,16 @@ def test_merge_command_rejects_missing_inputs(tmp_path) -> None:
         merge.main(merge.Args(base="", experts=[]))
     with pytest.raises(ValueError, match="safetensors"):
         merge.read_state(tmp_path)
+
+
+def test_papergym_train_merge_dispatches_to_the_merge_command(tmp_path) -> None:
+    pytest.importorskip("tyro")
+    from papergym.cli import main
+
+    base, experts = _experts(tmp_path)
+    out = tmp_path / "cli"
+    assert main(
+        ["train", "merge", "--base", str(base), "--experts", *experts, "--out", str(out), "--method", "ties"]
+    ) in (0, None)
+    summary = __import__("json").loads((out / "cosines.json").read_text())
+    assert summary["method"] == "ties" and (out / "merged" / "model.safetensors").exists()
