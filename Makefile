@@ -8,7 +8,11 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
 TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train
-DEMO_EXTRAS ?= train,retrieval,vision
+DEMO_EXTRAS ?= llm,train,retrieval,vision
+# the training part of the demo: SFT warm-start of the tiny model, then GRPO, on an easy domain
+DEMO_ENV ?= --env papergym/Reasoning-v0 --env-kw domain=instruction difficulty=1
+DEMO_SFT ?= --episodes 1000 --steps 100 --batch-size 16 --lr 2e-3
+DEMO_GRPO ?= --steps 20 --prompts-per-step 4 --group-size 8 --max-new-tokens 64 --lr 1e-4 --variant dapo --eval-tasks 200
 PYTEST_ARGS ?=
 
 .PHONY: demo test test-slow lint bench venv-test venv-demo clean
@@ -28,6 +32,9 @@ venv-demo: $(VENV)/.stamp-$(DEMO_EXTRAS)
 
 demo: venv-demo
 	$(VENV)/bin/papergym demo --episodes 50 --seed 0
+	$(VENV)/bin/papergym train sft $(DEMO_ENV) $(DEMO_SFT) --out runs/demo/sft
+	$(VENV)/bin/papergym train grpo $(DEMO_ENV) $(DEMO_GRPO) --model runs/demo/sft/final --out runs/demo/grpo
+	@echo "curves: runs/demo/sft/curves.png runs/demo/grpo/curves.png"
 
 lint: venv-test
 	$(VENV)/bin/ruff check papergym tests benchmarks

@@ -10,6 +10,7 @@ stopped (trainers derive every seed from the run seed and the step).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
-from papergym.core.errors import require
+from papergym.core.errors import DependencyNotInstalled, require
 
 if TYPE_CHECKING:
     from papergym.baselines.policy import PolicyModel
@@ -95,8 +96,13 @@ class Run:
                 self._bar = tqdm(total=self.total_steps, initial=self.start_step, desc=desc, file=sys.stderr)
         self._tb = None
         if tensorboard:
-            tb = require("torch.utils.tensorboard", "train")
-            self._tb = tb.SummaryWriter(str(self.out / "tb"))
+            if importlib.util.find_spec("tensorboard") is None:
+                raise DependencyNotInstalled(
+                    "--tensorboard needs the tensorboard package: pip install tensorboard"
+                )
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._tb = SummaryWriter(str(self.out / "tb"))
 
     @property
     def checkpoint_model_path(self) -> Path | None:

@@ -123,7 +123,7 @@ def main(args: Args) -> dict[str, Any]:
         loss.backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
         optimizer.step()
-        loss_value = float(loss)
+        loss_value = float(loss.detach())
         run.log(
             step,
             {
