@@ -146,3 +146,19 @@ def test_grpo_starts_from_the_es_checkpoint(tmp_path: Path) -> None:
     drift_from_es = sum(float((grpo_weights[k] - es_weights[k]).norm()) for k in es_weights)
     drift_from_init = sum(float((grpo_weights[k] - init[k]).norm()) for k in init)
     assert drift_from_es < drift_from_init
+
+
+def test_streamed_checkpoint_of_a_tied_model_reloads_exactly(tiny_dir: Path, tmp_path: Path) -> None:
+    from papergym.baselines.policy import load_policy
+
+    policy = load_policy(tiny_dir)
+    assert policy.model.config.tie_word_embeddings
+    params = [p for _, p in policy.model.named_parameters()]
+    es.perturb(params, 3, 0.01)
+    es._save(policy, tmp_path / "ckpt", {"iteration": 1})
+    again = load_policy(tmp_path / "ckpt")
+    mine, theirs = policy.model.state_dict(), again.model.state_dict()
+    assert mine.keys() == theirs.keys()
+    assert all(torch.equal(mine[k], theirs[k]) for k in mine)
+    # the tied head is stored once and still tied after loading
+    assert again.model.lm_head.weight.data_ptr() == again.model.model.embed_tokens.weight.data_ptr()
