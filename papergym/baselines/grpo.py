@@ -38,7 +38,8 @@ from typing import Any, Literal
 import numpy as np
 
 from papergym.baselines.losses import clipped_policy_loss, group_advantages, nonzero_variance_groups
-from papergym.baselines.policy import PolicyModel, load_policy, pad_right, sample, token_logprobs
+from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
+from papergym.baselines.prefix import prefix_tokens
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes
 from papergym.baselines.run import Run, evaluate_policy, make_envs, parse_kwargs, set_threads
 from papergym.core import info_keys as K
@@ -166,23 +167,6 @@ def _resolve(spec: str | None, table: dict[str, str]) -> Any:
     return getattr(importlib.import_module(module), name)()
 
 
-def prefix_cut(entropies: Sequence[float], *, lo: float = 0.1, hi: float = 0.7, window: int = 4) -> int:
-    """Where to cut a trace: the position of the largest (smoothed) entropy drop within ``[lo, hi]`` of it.
-
-    ``ΔH_t = mean(H[t-w:t]) - mean(H[t:t+w])`` (windows cut at the ends); the prefix is ``trace[:t*]``.
-
-    >>> prefix_cut([3.0, 3.0, 3.0, 3.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], window=2)
-    4
-    """
-    n = len(entropies)
-    first, last = max(1, int(np.ceil(lo * n))), max(1, int(np.floor(hi * n)))
-    if n < 2 or first > last:
-        return max(1, min(n, first))
-    h = np.asarray(entropies, dtype=float)
-    drops = [h[max(0, t - window) : t].mean() - h[t : t + window].mean() for t in range(first, last + 1)]
-    return first + int(np.argmax(drops))
-
-
 @dataclass
 class _Setup:
     """The loss settings after applying the variant's defaults."""
@@ -213,30 +197,22 @@ def _prefixes(
     seeds: Sequence[int],
     step_seed: int,
 ) -> dict[int, list[int]]:
-    """The perturbed slots' prefixes as policy token ids: the prefix model's trace cut at its entropy drop."""
+    """The perturbed slots' prefixes as policy token ids (`papergym.baselines.prefix.prefix_tokens`)."""
     if not slots:
         return {}
-    prompts = []
-    for i in slots:
-        observation, _ = envs[i].reset(seed=int(seeds[i]))
-        text = observation["text"] if isinstance(observation, dict) else observation
-        messages = [{"role": "user", "content": text}] if isinstance(text, str) else list(text)
-        prompts.append(prefix.encode_chat(messages))
-    out = sample(
+    observations = [envs[i].reset(seed=int(seeds[i]))[0] for i in slots]
+    tokens = prefix_tokens(
         prefix,
-        prompts,
+        policy,
+        observations,
         seed=member_seed(step_seed, 7),
         max_new_tokens=args.prefix_tokens,
         temperature=args.temperature,
-        return_entropy=True,
+        lo=args.prefix_min,
+        hi=args.prefix_max,
+        window=args.prefix_window,
     )
-    result = {}
-    for row, i in enumerate(slots):
-        tokens = [t for t in out.tokens[row] if t not in prefix.stop_ids]
-        entropies = out.entropies[row][: len(tokens)] if out.entropies is not None else []
-        cut = prefix_cut(entropies, lo=args.prefix_min, hi=args.prefix_max, window=args.prefix_window)
-        result[i] = policy.encode(prefix.decode(tokens[:cut])) if tokens else []
-    return result
+    return dict(zip(slots, tokens, strict=True))
 
 
 def _action_values(

@@ -21,6 +21,7 @@ pytest.importorskip("tyro")
 from papergym.baselines import grpo, sft  # noqa: E402
 from papergym.baselines.losses import group_advantages  # noqa: E402
 from papergym.baselines.policy import load_policy  # noqa: E402
+from papergym.baselines.prefix import prefix_cut  # noqa: E402
 from papergym.baselines.run import read_metrics  # noqa: E402
 from papergym.credit.feedback import FeedbackAdvantageShaping, FeedbackRequestReward  # noqa: E402
 
@@ -98,9 +99,9 @@ def test_grpo_variants_two_steps(tiny_dir: Path, tmp_path: Path, variant: str, e
 
 def test_prefix_cut_takes_the_largest_drop_inside_the_window() -> None:
     entropies = [5.0, 0.1] + [4.0] * 10 + [1.0] * 8  # the big drop at 1 lies before 10% of the trace
-    assert grpo.prefix_cut(entropies, window=1) == 12
-    assert grpo.prefix_cut(entropies, window=2) == 12
-    assert 1 <= grpo.prefix_cut([1.0], window=4) <= 1
+    assert prefix_cut(entropies, window=1) == 12
+    assert prefix_cut(entropies, window=2) == 12
+    assert 1 <= prefix_cut([1.0], window=4) <= 1
 
 
 REQUEST = "<think>Let me ask.</think><request_feedback></request_feedback>"
