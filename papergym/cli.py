@@ -304,6 +304,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 TRAINERS = {
     "sft": "papergym.baselines.sft:main",
     "grpo": "papergym.baselines.grpo:main",
+    "es": "papergym.baselines.es:main",
+    "ttpo": "papergym.baselines.ttpo:main",
+    "mopd": "papergym.baselines.mopd:main",
+    "merge": "papergym.baselines.merge:main",
 }
 """``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""
 

@@ -4,12 +4,18 @@ Definitions and defaults from papers/training.md §3.2 (MergeLM, as M2RL uses it
 task vectors are relative to the starting checkpoint (the SFT model); λ = 1.0; TIES keeps the top 20% of
 each task vector by magnitude; DARE drops 20% of entries at random and rescales the rest by 1/(1-p).
 Everything works on state dicts (``name -> tensor``); only floating-point tensors are merged, others are
-copied from the base.
+copied from the base. `main` (``papergym train merge``) merges checkpoint directories and writes the
+task vectors' cosine matrix.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -128,3 +134,95 @@ def task_vector_cosines(
     matrix = torch.stack(flat)  # (D, P)
     unit = matrix / matrix.norm(dim=1, keepdim=True).clamp(min=1e-12)
     return (unit @ unit.T).numpy()
+
+
+# ------------------------------------------------------------------------------ the merge command
+MergeMethod = Literal["task_arithmetic", "ties", "dare_task_arithmetic", "dare_ties"]
+
+
+@dataclass
+class Args:
+    """Merge domain experts into one checkpoint (defaults: MergeLM as M2RL runs it, training.md §3.2)."""
+
+    base: str = ""
+    """The starting checkpoint the experts were trained from (M2RL: the SFT model); task vectors are
+    relative to it."""
+    experts: list[str] = field(default_factory=list)
+    """The experts' checkpoint directories (same architecture as ``base``)."""
+    out: str = "runs/merge"
+    """Where the merged checkpoint (``out/merged``) and ``cosines.json`` go."""
+    method: MergeMethod = "task_arithmetic"
+    """The merging operator; the ``dare_`` ones apply DARE to each task vector first."""
+    lam: float = 1.0
+    """The scaling coefficient λ (MergeLM default 1.0)."""
+    keep: float = 0.2
+    """TIES: the share of each task vector kept by magnitude (MergeLM's usual 20%)."""
+    drop: float = 0.2
+    """DARE: the drop probability p (M2RL: weight_mask_rate 0.2)."""
+    seed: int = 0
+    """DARE's mask seed (expert d uses ``seed + 1000 * d``) and the projection's seed."""
+    projection_dim: int | None = None
+    """Sketch task vectors to this many dimensions before the cosine matrix (None: exact)."""
+
+
+def read_state(path: str | Path) -> dict[str, torch.Tensor]:
+    """Every tensor of a local safetensors checkpoint directory (sharded or not)."""
+    from safetensors.torch import load_file
+
+    files = sorted(Path(path).glob("*.safetensors"))
+    if not files:
+        raise ValueError(f"{str(path)!r} holds no *.safetensors weights (pass a save_pretrained directory)")
+    state: dict[str, torch.Tensor] = {}
+    for file in files:
+        state.update(load_file(str(file)))
+    return state
+
+
+def write_checkpoint(state: Mapping[str, torch.Tensor], like: str | Path, out: str | Path) -> Path:
+    """Save ``state`` as ``out/model.safetensors`` with ``like``'s config and tokenizer files."""
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for file in Path(like).iterdir():
+        if file.is_file() and not file.name.endswith((".safetensors", ".safetensors.index.json")):
+            shutil.copy2(file, out / file.name)
+    save_file({k: v.contiguous() for k, v in state.items()}, str(out / "model.safetensors"), {"format": "pt"})
+    return out
+
+
+def merge_states(base: StateDict, experts: Sequence[StateDict], args: Args) -> dict[str, torch.Tensor]:
+    """Apply ``args.method`` to the experts' task vectors relative to ``base``."""
+    vectors = [task_vector(e, base) for e in experts]
+    if args.method.startswith("dare_"):
+        vectors = [dare(v, drop=args.drop, seed=args.seed + 1000 * d) for d, v in enumerate(vectors)]
+    if args.method.endswith("ties"):
+        return ties_merge(base, vectors, keep=args.keep, lam=args.lam)
+    if args.method.endswith("task_arithmetic"):
+        return task_arithmetic(base, vectors, lam=args.lam)
+    raise ValueError(f"unknown method {args.method!r}; choose one of {MergeMethod.__args__}")
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Merge ``args.experts`` into ``out/merged`` and write their task-vector cosine matrix.
+
+    Evaluate the result like any checkpoint, e.g. ``papergym passk ENV --policy hf:OUT/merged``.
+    """
+    if not args.base or not args.experts:
+        raise ValueError("merge needs --base (the starting checkpoint) and at least one --experts path")
+    base = read_state(args.base)
+    experts = [read_state(path) for path in args.experts]
+    merged = merge_states(base, experts, args)
+    out = Path(args.out)
+    path = write_checkpoint(merged, args.base, out / "merged")
+    cosines = task_vector_cosines(
+        [task_vector(e, base) for e in experts], projection_dim=args.projection_dim, seed=args.seed
+    )
+    summary = {
+        "method": args.method,
+        "experts": list(args.experts),
+        "merged_checkpoint": str(path),
+        "cosines": cosines.round(6).tolist(),
+    }
+    (out / "cosines.json").write_text(json.dumps(summary, indent=1))
+    return summary

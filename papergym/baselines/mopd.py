@@ -1,0 +1,220 @@
+"""Multi-teacher on-policy distillation (MOPD): domain experts distilled into one student on its own rollouts.
+
+The student samples completions of a domain mixture (``papergym/MultiDomain-v0``); each prompt is routed to
+its domain's teacher (``info["domain"]`` at reset), which scores the student's tokens. The per-token
+advantage is ``stop_grad(log π_teacher − log π_student)`` (M2RL's ``on_policy_distillation`` estimator
+[C: Mosi-AI/M2RL loss.py], papers/training.md §0.3 / §3.2: a single-sample estimate of the reverse KL),
+used in the clipped policy loss, optionally plus ``α`` times the group-normalised outcome advantage
+(MiMo-V2-Flash's form, §3.2). Settings default to M2RL's multi_teacher_opd.sh where it gives them.
+
+Teachers are local checkpoints with the student's tokenizer, e.g. GRPO experts trained per domain
+(``papergym train grpo --env papergym/Reasoning-v0 --env-kw domain=math``); compare with merging them
+(``papergym train merge``) and with Mix-RL (GRPO on MultiDomain-v0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from papergym.baselines.losses import clipped_policy_loss, group_advantages
+from papergym.baselines.policy import PolicyModel, completion_logprobs, load_policy
+from papergym.baselines.rollout import Episode, run_episodes
+from papergym.baselines.run import Run, make_envs, parse_kwargs, set_threads, split_options
+from papergym.core import info_keys as K
+from papergym.core.errors import require
+from papergym.core.trajectory import member_seed
+
+
+@dataclass
+class Args:
+    """Multi-teacher on-policy distillation (defaults: M2RL's multi_teacher_opd.sh unless marked inferred)."""
+
+    env: str = "papergym/MultiDomain-v0"
+    """The env: its reset info must name each episode's domain (``info["domain"]``)."""
+    env_kw: list[str] = field(default_factory=list)
+    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``domains='["math"]'``."""
+    model: str = "tiny"
+    """The student: a local HF checkpoint directory, or ``"tiny"``."""
+    teachers: list[str] = field(default_factory=list)
+    """One ``domain=PATH`` per domain: the teacher checkpoint each domain's prompts are routed to."""
+    out: str = "runs/mopd"
+    """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
+    steps: int = 400
+    """Optimizer steps (M2RL: 400 rollouts)."""
+    prompts_per_step: int = 8
+    """Prompts per step (inferred; M2RL: 256)."""
+    group_size: int = 4
+    """Samples per prompt (M2RL: 4)."""
+    temperature: float = 1.0
+    """Sampling temperature (M2RL: 1.0)."""
+    max_new_tokens: int = 256
+    """Most tokens per action (inferred; M2RL: 16384)."""
+    lr: float = 1e-6
+    """Adam learning rate (M2RL: 1e-6, constant)."""
+    weight_decay: float = 0.1
+    """AdamW weight decay (M2RL: 0.1)."""
+    beta2: float = 0.98
+    """Adam's β2 (M2RL: (0.9, 0.98))."""
+    clip_eps: float = 0.2
+    """The clip range of the policy loss (PPO's usual 0.2)."""
+    outcome_weight: float = 0.0
+    """α: add α times the group-normalised env-return advantage (MiMo-V2-Flash; M2RL: 0)."""
+    seed: int = 0
+    """The run seed (task order and sampling derive from it and the step)."""
+    checkpoint_every: int = 50
+    """Save a resumable checkpoint every this many steps (0: never)."""
+    resume: bool = False
+    """Continue from the newest checkpoint in out."""
+    progress: bool = True
+    """Show a progress bar."""
+    device: str = "cpu"
+    """The torch device."""
+    threads: int = 0
+    """torch intra-op threads (0: torch's default)."""
+
+
+def parse_teachers(specs: Sequence[str]) -> dict[str, str]:
+    """``["math=PATH", ...]`` as ``{"math": "PATH"}``.
+
+    >>> parse_teachers(["math=runs/m/final", "code=runs/c/final"])
+    {'math': 'runs/m/final', 'code': 'runs/c/final'}
+    """
+    table: dict[str, str] = {}
+    for spec in specs:
+        domain, sep, path = spec.partition("=")
+        if not sep or not domain or not path:
+            raise ValueError(f"teachers are domain=PATH, got {spec!r}")
+        table[domain] = path
+    return table
+
+
+def domain_of(episode: Episode) -> str:
+    """The episode's domain (``info["domain"]`` of its reset)."""
+    domain = episode.trajectory.reset_info.get(K.DOMAIN)
+    if not isinstance(domain, str):
+        raise ValueError("MOPD routes by info['domain']; this env's reset info has none")
+    return domain
+
+
+def opd_advantages(teacher_logp: Any, student_logp: Any, mask: Any) -> Any:
+    """``stop_grad(log π_T − log π_S)`` per token, 0 off the mask (``(B, T)`` in and out)."""
+    return (teacher_logp.detach() - student_logp.detach()) * mask
+
+
+def _completion(episode: Episode) -> tuple[list[int], list[int], list[int], list[float]]:
+    """Prompt ids, completion ids, loss mask and sampling log-probs of a one-context episode."""
+    if len(episode.segments) != 1:
+        raise ValueError("mopd trains on one-context episodes (no context resets)")
+    seg, cut = episode.segments[0], episode.prompt_length
+    return seg.token_ids[:cut], seg.token_ids[cut:], seg.loss_mask[cut:], seg.logprobs[cut:]
+
+
+def batch_loss(
+    args: Args,
+    policy: PolicyModel,
+    teachers: Mapping[str, PolicyModel],
+    episodes: Sequence[Episode],
+    outcome: Sequence[float],
+) -> tuple[Any, dict[str, float]]:
+    """The distillation loss of one batch of episodes, each scored by its own domain's teacher."""
+    torch = require("torch", "llm")
+    parts = [_completion(e) for e in episodes]
+    prompts = [p for p, _, _, _ in parts]
+    completions = [c if c else [policy.pad_id] for _, c, _, _ in parts]
+    logp, mask = completion_logprobs(policy, prompts, completions, temperature=args.temperature)  # (B, T)
+    loss_mask = torch.zeros_like(mask)
+    old_logp = torch.zeros_like(mask)
+    for i, (_, _, m, lp) in enumerate(parts):
+        loss_mask[i, : len(m)] = torch.tensor(m, dtype=mask.dtype)
+        old_logp[i, : len(lp)] = torch.tensor(lp, dtype=mask.dtype)
+    teacher_logp = torch.zeros_like(mask)
+    with torch.no_grad():
+        for domain, teacher in teachers.items():
+            rows = [i for i, e in enumerate(episodes) if domain_of(e) == domain]
+            if rows:
+                t_logp, _ = completion_logprobs(
+                    teacher,
+                    [prompts[i] for i in rows],
+                    [completions[i] for i in rows],
+                    temperature=args.temperature,
+                )
+                teacher_logp[rows, : t_logp.shape[1]] = t_logp
+    advantages = opd_advantages(teacher_logp, logp, loss_mask)  # (B, T)
+    if args.outcome_weight:
+        returns = torch.tensor(outcome, dtype=mask.dtype).view(-1, args.group_size)  # (P, G)
+        advantages = advantages + args.outcome_weight * group_advantages(returns).view(-1, 1) * loss_mask
+    loss, stats = clipped_policy_loss(
+        logp, old_logp, advantages, loss_mask, eps_low=args.clip_eps, eps_high=args.clip_eps, norm="token"
+    )
+    tokens = loss_mask.sum().clamp(min=1.0)
+    reverse_kl = float(((logp.detach() - teacher_logp) * loss_mask).sum() / tokens)
+    return loss, {
+        "loss": float(loss.detach()),
+        "reverse_kl": reverse_kl,
+        "clip_fraction": stats.clip_fraction,
+    }
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Run MOPD; returns the last step's metrics and the run directory."""
+    torch = require("torch", "llm")
+    paths = parse_teachers(args.teachers)
+    if not paths:
+        raise ValueError("mopd needs --teachers domain=PATH ... (one per domain of the env)")
+    set_threads(args.threads)
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), args.prompts_per_step * args.group_size)
+    domains = tuple(getattr(envs[0].unwrapped, "domains", ()))
+    missing = [d for d in domains if d not in paths]
+    if missing:
+        raise ValueError(f"no teacher for domains {missing}: add --teachers {missing[0]}=PATH")
+    run = Run(args.out, total_steps=args.steps, resume=args.resume, progress=args.progress, desc="mopd")
+    policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
+    teachers = {d: load_policy(p, device=args.device) for d, p in paths.items()}
+    for domain, teacher in teachers.items():
+        teacher.model.requires_grad_(False)
+        if teacher.tokenizer.get_vocab() != policy.tokenizer.get_vocab():
+            raise ValueError(
+                f"the {domain} teacher's tokenizer differs from the student's: OPD needs one vocabulary"
+            )
+    optimizer = torch.optim.AdamW(
+        policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay, betas=(0.9, args.beta2)
+    )
+    if run.resumed_state is not None:
+        optimizer.load_state_dict(run.resumed_state["optimizer"])
+    metrics: dict[str, Any] = {}
+    try:
+        for step in range(run.start_step, args.steps):
+            task_seeds = [
+                member_seed(args.seed, step * args.prompts_per_step + j) for j in range(args.prompts_per_step)
+            ]
+            episodes = run_episodes(
+                policy,
+                envs,
+                seeds=[s for s in task_seeds for _ in range(args.group_size)],
+                sample_seed=member_seed(args.seed + 1, step),
+                options=split_options(envs[0], "train"),
+                max_new_tokens=args.max_new_tokens,
+                temperature=args.temperature,
+            )
+            outcome = [e.trajectory.total_reward for e in episodes]
+            optimizer.zero_grad(set_to_none=True)
+            loss, stats = batch_loss(args, policy, teachers, episodes, outcome)
+            loss.backward()
+            optimizer.step()
+            metrics = {
+                **stats,
+                "reward": float(np.mean(outcome)),
+                "success": float(np.mean([e.trajectory.success for e in episodes])),
+            }
+            run.log(step, metrics)
+            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
+                run.save(step + 1, policy.model, policy.tokenizer, optimizer)
+    finally:
+        for env in envs:
+            env.close()
+    run.finish(policy.model, policy.tokenizer)
+    return {"out": str(run.out), "args": asdict(args), **metrics}
