@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from readme_section import write_section
 
 import papergym  # noqa: F401
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
@@ -32,7 +33,6 @@ from papergym.core.trajectory import Step, Trajectory
 from papergym.credit.influence import InfluenceAdvantage, moved_share
 from papergym.envs.service.domains import DOMAINS, get_domain
 
-BEGIN, END = "<!-- iapo_credit:begin -->", "<!-- iapo_credit:end -->"
 REPEAT = 0.5
 """The chance that a mistake is repeated (inferred)."""
 
@@ -163,17 +163,6 @@ def table(episodes: int, rates: list[float]) -> str:
     return "\n".join(rows) + note
 
 
-def write(path: Path, text: str) -> None:
-    old = path.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in old:
-        start, end = old.index(BEGIN), old.index(END) + len(END)
-        new = old[:start] + block + old[end:]
-    else:
-        new = old.rstrip("\n") + f"\n\n## IAPO credit (`benchmarks/iapo_credit.py`)\n\n{block}\n"
-    path.write_text(new, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=100)
@@ -183,7 +172,7 @@ def main() -> None:
     text = table(args.episodes, args.rates)
     print(text)
     if args.write is not None:
-        write(args.write, text)
+        write_section(args.write, "iapo_credit", "IAPO credit (`benchmarks/iapo_credit.py`)", text)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from readme_section import write_section
 
 import papergym  # noqa: F401  (registers the ids)
 from papergym.envs.mobile_gui.templates import REGISTRY
-
-BEGIN, END = "<!-- mobile_speed:begin -->", "<!-- mobile_speed:end -->"
 
 
 def record(episodes: int) -> list[tuple[dict, list[str]]]:
@@ -109,19 +108,6 @@ def table(episodes: int, n_images: int) -> str:
     )
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        content = (
-            content.rstrip("\n") + "\n\n## Mobile GUI speed (`benchmarks/mobile_speed.py`)\n\n" + block + "\n"
-        )
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -133,7 +119,9 @@ def main() -> None:
     text = table(args.episodes, args.images)
     print(text)
     if args.write:
-        write(Path(args.write), text)
+        write_section(
+            Path(args.write), "mobile_speed", "Mobile GUI speed (`benchmarks/mobile_speed.py`)", text
+        )
 
 
 if __name__ == "__main__":

@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from readme_section import write_section
 
 from papergym.baselines.jzero import JZeroConfig, JZeroLoop
 
-BEGIN, END = "<!-- selfplay_quality:begin -->", "<!-- selfplay_quality:end -->"
 LABELS = ("structural", "self_scored")
 
 
@@ -101,18 +101,6 @@ def plot(results: dict[str, np.ndarray], path: Path) -> None:
     fig.savefig(path, dpi=100)
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text() if readme.exists() else ""
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        section = "\n## Self-play quality, J-Zero (`benchmarks/selfplay_quality.py`)\n\n" + block + "\n"
-        content = content.rstrip("\n") + "\n" + section
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
@@ -124,7 +112,12 @@ def main() -> None:
     text = table(results, args.seeds)
     print(text)
     if args.write is not None:
-        write(args.write, text)
+        write_section(
+            args.write,
+            "selfplay_quality",
+            "Self-play quality, J-Zero (`benchmarks/selfplay_quality.py`)",
+            text,
+        )
     if args.png is not None:
         plot(results, args.png)
 

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from readme_section import write_section
 
 import papergym  # noqa: F401
 
-BEGIN, END = "<!-- service_speed:begin -->", "<!-- service_speed:end -->"
 TAU2_STEP_MS = 23.5
 TAU2_EPISODE_MS = 1735.0
 DEFAULT_TAU2 = Path(__file__).resolve().parents[2] / "shared" / "tau2" / "retail"
@@ -146,17 +146,6 @@ def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-def write(path: Path, text: str) -> None:
-    old = path.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in old:
-        start, end = old.index(BEGIN), old.index(END) + len(END)
-        new = old[:start] + block + old[end:]
-    else:
-        new = old.rstrip("\n") + f"\n\n## Service agent speed (`benchmarks/service_speed.py`)\n\n{block}\n"
-    path.write_text(new, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--episodes", type=int, default=300)
@@ -166,7 +155,9 @@ def main() -> None:
     text = table(run(args.episodes, args.tau2_data))
     print(text)
     if args.write is not None:
-        write(args.write, text)
+        write_section(
+            args.write, "service_speed", "Service agent speed (`benchmarks/service_speed.py`)", text
+        )
 
 
 if __name__ == "__main__":

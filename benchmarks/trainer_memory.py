@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-BEGIN, END = "<!-- trainer_memory:begin -->", "<!-- trainer_memory:end -->"
+from readme_section import write_section
 
 
 def _status_kib(field: str) -> int:
@@ -188,20 +188,6 @@ def table(results: list[dict[str, Any]], opts: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def write_section(readme: Path, text: str) -> None:
-    content = readme.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content:
-        start, end = content.index(BEGIN), content.index(END) + len(END)
-        content = content[:start] + block + content[end:]
-    else:
-        content = (
-            content.rstrip("\n")
-            + f"\n\n## Trainer memory: ES vs GRPO (`benchmarks/trainer_memory.py`)\n\n{block}\n"
-        )
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=["tiny", "smollm2"], choices=["tiny", "smollm2"])
@@ -249,7 +235,12 @@ def main() -> None:
     text = table(results, opts)
     print(text)
     if args.write:
-        write_section(Path(args.write), text)
+        write_section(
+            Path(args.write),
+            "trainer_memory",
+            "Trainer memory: ES vs GRPO (`benchmarks/trainer_memory.py`)",
+            text,
+        )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-BEGIN, END = "<!-- trainer_speed:begin -->", "<!-- trainer_speed:end -->"
+from readme_section import write_section
+
 ENV_ID = "papergym/Reasoning-v0"
 ENV_KW = {"domain": "math", "difficulty": 1}
 
@@ -144,18 +145,6 @@ def table(ours: list[float], theirs: list[float], args: argparse.Namespace) -> s
     )
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        content = content.rstrip("\n") + "\n\n## GRPO trainer speed (`benchmarks/trainer_speed.py`)\n\n"
-        content += block + "\n"
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=6, help="timed steps per trainer (plus one warm-up)")
@@ -175,7 +164,7 @@ def main() -> None:
     text = table(ours, theirs, args)
     print(text)
     if args.write:
-        write(args.write, text)
+        write_section(args.write, "trainer_speed", "GRPO trainer speed (`benchmarks/trainer_speed.py`)", text)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,12 @@ import random
 from pathlib import Path
 
 import gymnasium as gym
+from readme_section import write_section
 
 import papergym  # noqa: F401  (registers the ids)
 from papergym.envs.mobile_gui.templates import REGISTRY
 from papergym.envs.mobile_gui.world_models import NoisyWorldModel
 
-BEGIN, END = "<!-- wm_gap:begin -->", "<!-- wm_gap:end -->"
 RATES = (0.0, 0.05, 0.1, 0.2, 0.4)
 MISTAKE_RATE = 0.2
 """The mistaken policy's per-step error rate (fixed before measuring)."""
@@ -75,22 +75,6 @@ def table(episodes: int) -> str:
     )
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        content = (
-            content.rstrip("\n")
-            + "\n\n## World-model success gap (`benchmarks/wm_gap.py`)\n\n"
-            + block
-            + "\n"
-        )
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -101,7 +85,7 @@ def main() -> None:
     text = table(args.episodes)
     print(text)
     if args.write:
-        write(Path(args.write), text)
+        write_section(Path(args.write), "wm_gap", "World-model success gap (`benchmarks/wm_gap.py`)", text)
 
 
 if __name__ == "__main__":
