@@ -11,26 +11,6 @@ from tests.backends.fake_openai_server import FakeOpenAIServer
 from tests.backends.tiny_lm import build_tiny_checkpoint
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """Run the tiny model on one thread, restoring the setting after each module.
-
-    On a busy 2-core machine torch's intra-op threads spin against each other: generating 512
-    tokens with the tiny model took 13.7 s on 2 threads and 0.7 s on one.
-    """
-    try:
-        import torch
-    except ImportError:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="session")
 def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("transformers")

@@ -1,27 +1,10 @@
-"""Fixtures for the trainer tests: a small tiny-model checkpoint built once per session, one torch thread."""
+"""Fixtures for the trainer tests: a small tiny-model checkpoint built once per session."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """One intra-op thread (faster on a busy 2-core machine), restored after the module."""
-    try:
-        import torch
-    except ImportError:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -56,6 +57,26 @@ def test_environment_class_exposes_the_env_tools_as_typed_methods() -> None:
         environment_factory(REASONING)
 
 
+def _two_step_config(trl, tmp_path: Path, **overrides: Any):
+    """GRPOConfig for two CPU steps (the settings that work here: DEPENDENCIES.md §9)."""
+    settings = {
+        "output_dir": str(tmp_path / "out"),
+        "max_steps": 2,
+        "per_device_train_batch_size": 4,
+        "num_generations": 4,
+        "learning_rate": 1e-4,
+        "use_vllm": False,
+        "use_cpu": True,
+        "bf16": False,
+        "fp16": False,
+        "report_to": "none",
+        "save_strategy": "no",
+        "logging_steps": 1,
+        "seed": 0,
+    }
+    return trl.GRPOConfig(**{**settings, **overrides})
+
+
 def test_trl_grpo_trains_two_steps_on_a_single_turn_env(tmp_path: Path, tiny_checkpoint: Path) -> None:
     datasets = pytest.importorskip("datasets")
     trl = pytest.importorskip("trl")
@@ -70,22 +91,7 @@ def test_trl_grpo_trains_two_steps_on_a_single_turn_env(tmp_path: Path, tiny_che
         returned.append(rewards)
         return rewards
 
-    config = trl.GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=8,
-        learning_rate=1e-4,
-        use_vllm=False,
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        report_to="none",
-        save_strategy="no",
-        logging_steps=1,
-        seed=0,
-    )
+    config = _two_step_config(trl, tmp_path, max_completion_length=8)
     tokenizer = AutoTokenizer.from_pretrained(tiny_checkpoint)
     trainer = trl.GRPOTrainer(
         model=str(tiny_checkpoint),
@@ -162,23 +168,7 @@ def test_trl_grpo_runs_the_env_tools_of_a_multi_turn_env(tmp_path: Path) -> None
         tool_calls.append(sum(env.tool_calls for env in environments))
         return rewards
 
-    config = trl.GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=96,
-        temperature=0.3,
-        learning_rate=1e-4,
-        use_vllm=False,
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        report_to="none",
-        save_strategy="no",
-        logging_steps=1,
-        seed=0,
-    )
+    config = _two_step_config(trl, tmp_path, max_completion_length=96, temperature=0.3)
     trainer = trl.GRPOTrainer(
         model=str(checkpoint),
         reward_funcs=reward,
