@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
-TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train
+TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train,audio,audio-light
 DEMO_EXTRAS ?= train,retrieval,vision
 PYTEST_ARGS ?=
 
