@@ -15,7 +15,8 @@
 
 Usage::
 
-    python benchmarks/voice_channel.py [--tasks 12] [--groups 4] [--write benchmarks/README.md]
+    python benchmarks/voice_channel.py [--tasks 40] [--audio-tasks 4] [--groups 25] [--audio-groups 0]
+        [--snrs clean 10] [--write benchmarks/README.md]
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def _rtf(fn: Callable[[], np.ndarray | str], seconds: float) -> float:
     return (time.perf_counter() - start) / seconds
 
 
-def channel_cost(n_episodes: int = 2) -> dict[str, Any]:
+def channel_cost(n_episodes: int = 1) -> dict[str, Any]:
     """TTS and ASR real-time factors per turn (cold and cached) on the turns of oracle episodes."""
     env = gym.make(ENV, channel="text")
     texts: list[str] = []
@@ -137,38 +138,45 @@ def channel_cost(n_episodes: int = 2) -> dict[str, Any]:
     }
 
 
-def run(tasks: int, groups: int, snrs: Sequence[float | None], temperatures: Sequence[float]) -> str:
-    ids = _task_ids(tasks)
+def run(
+    tasks: int,
+    audio_tasks: int,
+    groups: int,
+    audio_groups: int,
+    snrs: Sequence[float | None],
+    temperatures: Sequence[float],
+) -> str:
     lines = [
-        f"Slot mishearing (HearingOracle, temperature 0, {tasks} test tasks, the same tasks in every row):",
+        "Slot mishearing (HearingOracle, temperature 0; test tasks, the first N the same in every row):",
         "",
-        "| channel | SNR | slot values | misheard | success | tool errors / episode | s / episode |",
-        "|---|---|---|---|---|---|---|",
+        "| channel | SNR | tasks | slot values | misheard | success | tool errors / episode | s / episode |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    cases: list[tuple[str, float | None]] = [("text", None)]
-    cases += [("audio", s) for s in snrs]
-    cases += [("simulated", s) for s in snrs]
-    for channel, snr in cases:
-        m = mishearing(channel, snr, ids)
+    cases: list[tuple[str, float | None, int]] = [("text", None, tasks)]
+    cases += [("simulated", s, tasks) for s in snrs]
+    cases += [("audio", s, audio_tasks) for s in snrs if audio_tasks]
+    for channel, snr, n in cases:
+        m = mishearing(channel, snr, _task_ids(n))
         lines.append(
-            f"| {channel} | {_snr(snr)} | {m['slots']} | {100 * m['rate']:.1f}% "
+            f"| {channel} | {_snr(snr)} | {n} | {m['slots']} | {100 * m['rate']:.1f}% "
             f"| {100 * m['success']:.0f}% | {m['errors']:.2f} | {m['seconds']:.1f} |"
         )
-    group_ids = _task_ids(groups)
     lines += [
         "",
-        f"GRPO groups with nonzero reward variance (G = 8, {groups} groups per row, HearingOracle):",
+        "GRPO groups with nonzero reward variance (G = 8, HearingOracle; member i resets with its own seed, "
+        "so channel noise differs, and samples with its own policy seed):",
         "",
-        "| channel | SNR | temperature | outcome only | + process reward | member success |",
-        "|---|---|---|---|---|---|",
+        "| channel | SNR | groups | temperature | outcome only | + process reward | member success |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for channel, snr in (("audio", snrs[-1]), ("simulated", snrs[-1])):
-        for temperature in temperatures:
-            v = group_variance(channel, snr, temperature, group_ids)
-            lines.append(
-                f"| {channel} | {_snr(snr)} | {temperature:g} "
-                f"| {100 * v['outcome']:.0f}% | {100 * v['process']:.0f}% | {100 * v['success']:.0f}% |"
-            )
+    for channel, n in (("simulated", groups), ("audio", audio_groups)):
+        for snr in snrs[-1:] if n else ():
+            for temperature in temperatures:
+                v = group_variance(channel, snr, temperature, _task_ids(n))
+                lines.append(
+                    f"| {channel} | {_snr(snr)} | {n} | {temperature:g} "
+                    f"| {100 * v['outcome']:.0f}% | {100 * v['process']:.0f}% | {100 * v['success']:.0f}% |"
+                )
     c = channel_cost()
     lines += [
         "",
@@ -203,14 +211,18 @@ def write(readme: Path, text: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=12)
-    parser.add_argument("--groups", type=int, default=4)
-    parser.add_argument("--snrs", nargs="+", default=["clean", "20", "10"])
+    parser.add_argument("--tasks", type=int, default=40, help="tasks per text / simulated row")
+    parser.add_argument("--audio-tasks", type=int, default=4, help="tasks per audio row (slow: real speech)")
+    parser.add_argument("--groups", type=int, default=25, help="groups per simulated row")
+    parser.add_argument("--audio-groups", type=int, default=0, help="groups per audio row (slow)")
+    parser.add_argument(
+        "--snrs", nargs="+", default=["clean", "10"], help="'clean' or dB; the last one for groups"
+    )
     parser.add_argument("--temperatures", nargs="+", type=float, default=[0.0, 1.0, 2.0])
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     snrs = [None if s == "clean" else float(s) for s in args.snrs]
-    text = run(args.tasks, args.groups, snrs, args.temperatures)
+    text = run(args.tasks, args.audio_tasks, args.groups, args.audio_groups, snrs, args.temperatures)
     if args.write:
         write(args.write, text)
     print(text)

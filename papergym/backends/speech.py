@@ -145,6 +145,16 @@ def audio_problem(audio: Any, max_samples: int) -> str | None:
     return None
 
 
+def speakable(text: str) -> str:
+    """``text`` safe for a synthesizer: lone surrogates replaced, control characters dropped.
+
+    >>> speakable("a\\x00b\\x1b[31mc")
+    'ab[31mc'
+    """
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return "".join(c for c in text if c.isprintable() or c in " \n\t")
+
+
 def _digest(audio: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(audio, np.float32).tobytes()).hexdigest()
 
@@ -183,6 +193,7 @@ class PiperTTS:
     ) -> np.ndarray:
         """16 kHz mono float32 speech of ``text`` (cached; ``rate`` > 1 speaks faster)."""
         del seed  # sample-exact with noise off; Piper's own noise has no seed
+        text = speakable(text)
         if voice not in (None, *self.voices):
             raise ValueError(f"PiperTTS has the voices {self.voices}, not {voice!r}")
         key = (*self._key(), self.noise_scale, self.noise_w_scale, round(rate, 3), text)
@@ -288,6 +299,7 @@ class EspeakTTS:
     ) -> np.ndarray:
         """16 kHz mono float32 speech of ``text`` (cached; ``voice`` one of `voices`)."""
         del seed
+        text = speakable(text)
         voice = voice or self.voices[0]
         wpm = round(self.words_per_minute * rate)
         key = (self.name, self.pitch, wpm, voice, text)

@@ -24,6 +24,7 @@ from papergym.core import info_keys as K
 from papergym.envs.service.plan import Call, PlanContext, PlanError, Said, render_step
 from papergym.envs.service.tasks import ServiceTask
 from papergym.envs.service.user import STOP
+from papergym.envs.voice.slots import normalize_heard
 
 PREFIXES: tuple[str, ...] = ("", "Sure. ", "Thank you. ", "Alright. ")
 """Wordings the policy may open a message with; the first is its greedy choice."""
@@ -40,18 +41,19 @@ _CARRIER = re.compile(
 
 
 def understood(heard: str) -> str:
-    """``heard`` with the carrier phrase "My <topic> is" in the plan's casing ("My order ID is" ->
-    "My order id is"): a listener understands the topic whatever the ASR's casing; values stay as heard.
+    """``heard`` as a competent listener reads it: the carrier "My <topic> is" in the plan's casing
+    ("My order ID is" -> "My order id is") and ASR formatting undone (`normalize_heard`: digit grouping,
+    spoken symbols). Misheard values stay misheard.
 
-    >>> understood("my Order ID is hash W1,234,567. My E-mail address is a@b.c")
-    'My order id is hash W1,234,567. My email is a@b.c'
+    >>> understood("my Order ID is hash W1,234,567. My E-mail address is a at b.com")
+    'My order id is #W1234567. My email is a@b.com'
     """
 
     def fix(m: re.Match[str]) -> str:
         topic = m.group(1).lower().replace("e-mail", "email").replace("email address", "email")
         return f"My {topic} is"
 
-    return _CARRIER.sub(fix, heard)
+    return normalize_heard(_CARRIER.sub(fix, heard))
 
 
 def _said_topics(value: Any) -> list[str]:

@@ -57,6 +57,28 @@ def find_slots(text: str) -> list[Slot]:
     return sorted(taken, key=lambda s: s.start)
 
 
+_DIGIT_GROUP = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_HASH = re.compile(r"\b(?:hash|number|pound)\s*#?\s*(?=[Ww]\s?\d)|#\s+(?=[Ww])", re.IGNORECASE)
+_W_DIGITS = re.compile(r"#[Ww]\s?(?=\d)")
+_AT = re.compile(r"\s+at\s+(?=[\w-]+\.[a-z]{2,})")
+_DOT = re.compile(r"\s+dot\s+", re.IGNORECASE)
+
+
+def normalize_heard(text: str) -> str:
+    """Undo ASR formatting that is not a perception error: digit grouping ("10,891"), spoken symbols
+    ("hash W123" -> "#W123", "a at b.com" -> "a@b.com", " dot " -> "."), as a competent listener (and
+    ASR scoring's text normalisers) would. What remains wrong was misheard.
+
+    >>> normalize_heard("My zip code is 10,891. Order hash W 2,254,892, email ann at mail.com")
+    'My zip code is 10891. Order #W2254892, email ann@mail.com'
+    """
+    text = _DIGIT_GROUP.sub("", text)
+    text = _HASH.sub("#", text)
+    text = _W_DIGITS.sub("#W", text)
+    text = _AT.sub("@", text)
+    return _DOT.sub(".", text)
+
+
 def char_edits(said: str, heard: str) -> list[tuple[str, str]]:
     """An alignment of ``said`` to ``heard`` as (said char, heard piece) pairs covering both strings.
 
@@ -84,6 +106,14 @@ def char_edits(said: str, heard: str) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pieces]
 
 
+def stats_from_pairs(pairs: Any, *, normalize: bool = True) -> dict[str, dict[str, Any]]:
+    """Per-class stats from calibration triples ``(class, said, heard)`` (heard normalised first)."""
+    stats: dict[str, dict[str, Any]] = {}
+    for cls, said, heard in pairs:
+        record(stats.setdefault(cls, empty_stats()), said, normalize_heard(heard) if normalize else heard)
+    return stats
+
+
 def empty_stats() -> dict[str, Any]:
     """Per-class counts the calibration accumulates: values seen, values misheard, char outcomes."""
     return {"n": 0, "wrong": 0, "outcomes": {}}
@@ -104,7 +134,8 @@ class ConfusionChannel:
     """A text-level channel that mishears slot values at calibrated per-class rates.
 
     Args:
-        table: one calibration level: ``{class: {"n", "wrong", "outcomes"}}`` (see `calibrate`).
+        table: one calibration level's stats, ``{class: {"n", "wrong", "outcomes"}}`` (`stats_from_pairs`
+            of the calibration's (class, said, heard) triples).
         scale: multiplies every class's error rate (capped at 1); 1 = as calibrated.
     """
 
@@ -163,4 +194,14 @@ def nearest_level(levels: Mapping[str, Any], snr_db: float | None) -> str:
     return numeric[min(numeric, key=lambda v: abs(v - snr_db))]
 
 
-__all__ = ["SLOT_CLASSES", "ConfusionChannel", "Slot", "char_edits", "find_slots", "nearest_level", "record"]
+__all__ = [
+    "SLOT_CLASSES",
+    "ConfusionChannel",
+    "Slot",
+    "char_edits",
+    "find_slots",
+    "nearest_level",
+    "normalize_heard",
+    "record",
+    "stats_from_pairs",
+]

@@ -18,7 +18,7 @@ from papergym.core.spaces import SAMPLE_RATE, Waveform
 from papergym.core.text_env import ObsMode, Turn
 from papergym.envs.service.service_env import MAX_ERRORS, MAX_STEPS, ServiceAgentEnv
 from papergym.envs.service.user import STOP_TOKENS, stop_token
-from papergym.envs.voice.slots import ConfusionChannel, nearest_level
+from papergym.envs.voice.slots import ConfusionChannel, nearest_level, stats_from_pairs
 
 Channel = Literal["audio", "transcript", "simulated", "text"]
 CHANNELS: tuple[str, ...] = ("audio", "transcript", "simulated", "text")
@@ -165,7 +165,8 @@ class VoiceServiceEnv(ServiceAgentEnv):
             from papergym.envs.voice.confusion_table import TABLE
 
             level = nearest_level(TABLE["levels"], self.snr_db)
-            self.confusion = ConfusionChannel(TABLE["levels"][level], scale=confusion_scale)
+            stats = stats_from_pairs(TABLE["levels"][level])
+            self.confusion = ConfusionChannel(stats, scale=confusion_scale)
         speaks = channel in ("audio", "transcript")
         self.deterministic = not speaks or bool(
             getattr(self.tts, "exact", False) and getattr(self.asr, "exact", False)
@@ -293,7 +294,7 @@ class VoiceServiceEnv(ServiceAgentEnv):
         obs = super()._observe(text)
         if self.channel != "audio":
             return obs
-        return {"audio": self._v.audio, "text": obs}
+        return {"audio": self._v.audio.copy(), "text": obs}  # fresh data every call (cache stays intact)
 
     def _state(self) -> Any:
         return (super()._state(), self._v)
