@@ -26,6 +26,11 @@ from papergym.core.tools import Tool
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.tasks import ServiceTask
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""One encoder for every result: ``json.dumps`` with keywords builds a new one per call."""
+_TEXTS: dict[int, tuple[Any, dict[tuple[str, str], str]]] = {}
+"""id(base) -> (base, (table, key) -> JSON text) for `Toolkit.encoded` (the base is kept alive with it)."""
+
 __all__ = ["CallResult", "Domain", "Session", "ToolError", "Toolkit"]
 
 
@@ -111,8 +116,29 @@ class Toolkit:
             self.db.rollback(mark)
             return CallResult(f"Error: {exc}", None, True, True)
         self.db.commit()
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = value if isinstance(value, str) else _ENCODER.encode(value)
         return CallResult(text, value)
+
+    def encoded(self, table: str, key: str) -> str | None:
+        """Record ``key`` of ``table`` as JSON text; None if absent.
+
+        The text of a record this episode has not written is cached per shared base record, so a large
+        read-only record (a product with all its variants) is encoded once per process, not per call.
+        Use it for tables with few, large records: the cache holds every record it was asked for.
+        """
+        record = self.db.get(table, key)
+        if record is None:
+            return None
+        base = self.db.base
+        if base.get(table, {}).get(key) is not record:  # written in this episode
+            return _ENCODER.encode(record)
+        entry = _TEXTS.get(id(base))
+        if entry is None or entry[0] is not base:
+            entry = _TEXTS[id(base)] = (base, {})
+        text = entry[1].get((table, key))
+        if text is None:
+            text = entry[1][(table, key)] = _ENCODER.encode(record)
+        return text
 
     def assertion(self, name: str, arguments: Mapping[str, Any]) -> Any:
         """Run an env-assertion function by name (raises ValueError for an unknown one)."""
@@ -179,12 +205,16 @@ class Domain(abc.ABC):
         return None
 
     def generate_task(self, rng: random.Random, world: Any, split: str) -> ServiceTask:
-        """A task from a template drawn with ``rng`` (redrawn while a template finds no entity)."""
-        for _ in range(100):
-            template = self.templates[rng.randrange(len(self.templates))]
-            task = template.build(rng, world, split)
-            if task is not None:
-                return task
-        raise RuntimeError(
-            f"{self.name}: no template found an entity in 100 draws; the database is too small"
-        )
+        """A task from a template drawn uniformly with ``rng``.
+
+        A template whose entity draw does not fit (no such order, no gift card, ...) draws again, up to
+        50 times, so that every template keeps its share of the tasks; then the next template is tried.
+        """
+        first = rng.randrange(len(self.templates))
+        for k in range(len(self.templates)):
+            template = self.templates[(first + k) % len(self.templates)]
+            for _ in range(50):
+                task = template.build(rng, world, split)
+                if task is not None:
+                    return task
+        raise RuntimeError(f"{self.name}: no template found an entity; the database is too small")

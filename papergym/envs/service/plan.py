@@ -107,10 +107,20 @@ class Call:
 
 @dataclass
 class PlanContext:
-    """What the oracle has seen: labelled tool results and the user's messages."""
+    """What the oracle has seen: labelled tool results (as the agent saw them) and the user's messages."""
 
-    results: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)
     user_messages: list[str] = field(default_factory=list)
+
+    def result(self, label: str) -> Any:
+        """The result labelled ``label``, decoded from JSON (plain text when it is not JSON)."""
+        if label not in self.results:
+            raise PlanError(f"no result labelled {label!r} yet")
+        text = self.results[label]
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
 
 
 def follow(value: Any, path: Sequence[Any]) -> Any:
@@ -171,16 +181,14 @@ def resolve(expr: Any, ctx: PlanContext) -> Any:
     if isinstance(expr, Lit):
         return expr.value
     if isinstance(expr, Res):
-        if expr.label not in ctx.results:
-            raise PlanError(f"no result labelled {expr.label!r} yet")
         path = [resolve(step, ctx) if isinstance(step, Res | Said) else step for step in expr.path]
-        return follow(ctx.results[expr.label], path)
+        return follow(ctx.result(expr.label), path)
     if isinstance(expr, Said):
         return said(expr.topic, ctx.user_messages)
     if isinstance(expr, Pick):
         for label in expr.labels:
-            if label in ctx.results and _includes(ctx.results[label], expr.where.fields):
-                return follow(ctx.results[label], expr.out)
+            if label in ctx.results and _includes(ctx.result(label), expr.where.fields):
+                return follow(ctx.result(label), expr.out)
         raise PlanError(f"no result among {expr.labels} has {expr.where!r}")
     if isinstance(expr, Fmt):
         args = [resolve(a, ctx) for a in expr.args]

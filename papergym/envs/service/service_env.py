@@ -15,9 +15,9 @@ from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable_seed
 from papergym.core.text_env import ObsMode, TextEnv, Turn
-from papergym.core.tool_calls import parse_tool_calls
+from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.envs.service.db import ServiceDB
-from papergym.envs.service.domain import Domain, Session
+from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import Outcome, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
@@ -46,6 +46,21 @@ def _generated(domain_name: str) -> tuple[dict[str, Any], Any]:
 
 
 @cache
+def _schemas(domain_name: str) -> tuple[dict[str, Any], ...]:
+    return tuple(t.schema() for t in get_domain(domain_name).toolkit.tools().values())
+
+
+@cache
+def _system_prompt(domain_name: str, policy: str) -> str:
+    # built once: json.dumps with indent runs the pure-python encoder (milliseconds per call)
+    tools = json.dumps(list(_schemas(domain_name)), indent=1)
+    return (
+        f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
+        f"<tools>\n{tools}\n</tools>"
+    )
+
+
+@cache
 def _tau2(folder: str, domain_name: str) -> Tau2Folder:
     return load_tau2_folder(folder, domain_name)
 
@@ -63,6 +78,7 @@ class _State:
     plan_pos: int = 0
     plan_ctx: PlanContext = field(default_factory=PlanContext)
     plan_await: str = ""
+    failure: dict[str, Any] | None = None
     outcome: Outcome | None = None
     stopped: bool = False
 
@@ -118,8 +134,8 @@ class ServiceAgentEnv(TextEnv):
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
     >>> obs, info = env.reset(seed=0)
-    >>> "cancel_pending_order" in obs, sorted(info["policy"].split())[:0]
-    (True, [])
+    >>> "cancel_pending_order" in obs, info["tools"][0]["function"]["name"]
+    (True, 'find_user_id_by_email')
     >>> done = False
     >>> while not done:
     ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
@@ -222,11 +238,7 @@ class ServiceAgentEnv(TextEnv):
 
     # ------------------------------------------------------------------ episode
     def _system_prompt(self, task: Task) -> str:
-        tools = json.dumps([t.schema() for t in self._domain().toolkit.tools().values()], indent=1)
-        return (
-            f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{self._policy()}\n</policy>\n"
-            f"<tools>\n{tools}\n</tools>"
-        )
+        return _system_prompt(self.domain_name, self._policy())
 
     def _start(self, task: Task) -> Turn:
         service_task: ServiceTask = task.payload
@@ -239,11 +251,12 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
         opening = self._user_reply()
         info = {
-            K.TOOLS: [t.schema() for t in self._domain().toolkit.tools().values()],
+            K.TOOLS: list(_schemas(self.domain_name)),
             K.POLICY: self._policy(),
         }
-        if isinstance(opening, Turn):  # the user simulator failed before the first word
-            return Turn(opening.text, truncated=True, info={**info, **opening.info})
+        if isinstance(opening, Turn):  # the user failed before its first word: the first step truncates
+            self._s.failure = dict(opening.info[K.ERROR])
+            return Turn(opening.text, info={**info, **opening.info})
         return Turn(opening, info=info)
 
     def _bind_user(self) -> None:
@@ -271,8 +284,16 @@ class ServiceAgentEnv(TextEnv):
 
     def _act(self, action: str) -> Turn:
         s = self._require()
+        if s.failure is not None:
+            info = {K.ERROR: dict(s.failure), **self._final_info()}
+            return Turn(
+                "The user simulator failed at reset; the episode cannot go on.",
+                {"outcome": 0.0},
+                truncated=True,
+                info=info,
+            )
         parsed = parse_tool_calls(action)
-        self._advance_oracle(action)
+        self._advance_oracle(parsed.calls if parsed.ok else None)
         if not parsed.ok:
             turn = self._invalid(f"Invalid action: {parsed.error}", **{K.PARSED_ACTION: None})
         elif len(parsed.calls) > 1:
@@ -299,23 +320,26 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         domain = self._domain()
         tools = domain.toolkit(s.db)
-        blocked = None
-        if self.enforce_policy and name in domain.toolkit.WRITE and name in tools.tools():
-            problem = tools.tools()[name].validate(arguments)
-            blocked = None if problem is not None else domain.guard(s.db, s.session, name, arguments)
-        if blocked is not None:
-            result_text, value, error, invalid = f"Error: {blocked}", None, True, False
+        schema = tools.tools().get(name)
+        if schema is None or schema.validate(arguments) is not None:
+            result = tools.call(name, arguments)  # the unknown-tool / bad-arguments message
+        elif (
+            self.enforce_policy
+            and name in domain.toolkit.WRITE
+            and (blocked := domain.guard(s.db, s.session, name, arguments))
+        ):
+            result = CallResult(f"Error: {blocked}", None, True)
         else:
-            result = tools.call(name, arguments)
-            result_text, value, error, invalid = result.text, result.value, result.error, result.invalid
+            result = tools.call(name, arguments, validate=False)
+        result_text, value, error, invalid = result.text, result.value, result.error, result.invalid
         if not error:
             user_id = domain.authenticate(name, value)
             if user_id is not None:
                 s.session.user_id = user_id
         s.errors += int(error)
         if s.plan_await:
-            if not error:  # a copy (the JSON text), never the live record
-                s.plan_ctx.results[s.plan_await] = _decode(result_text)
+            if not error:  # the text (decoded when the oracle reads it), never the live record
+                s.plan_ctx.results[s.plan_await] = result_text
             s.plan_await = ""
         s.events.append(
             {"kind": "tool", "name": name, "arguments": arguments, "result": result_text, "error": error}
@@ -399,31 +423,22 @@ class ServiceAgentEnv(TextEnv):
         return STOP
 
     def _plan(self) -> tuple[Any, ...]:
-        s = self._require()
-        if s.task.plan is not None:
-            return s.task.plan
-        calls = tuple(
-            Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
-            for a in s.task.criteria.actions
-            if a.requestor == "assistant"
-        )
-        info = s.task.criteria.communicate_info
-        closing = Say("; ".join(info) + " " + STOP if info else STOP)
-        return (*calls, closing)
+        return _gold_plan(self._require().task)
 
-    def _advance_oracle(self, action: str) -> None:
-        """Follow the plan when the action is the oracle's (the plan's context then gets its result)."""
+    def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
+        """Move the plan on when the action is of the plan step's kind.
+
+        A tool call of the step's tool (whatever its arguments) takes the place of a `Call` step, and its
+        result that step's label; any message takes the place of a `Say` step. So the oracle continues
+        its plan after an agent's own variant of a step (the checks then judge the variant).
+        """
         s = self._require()
         plan = self._plan()
-        if s.plan_pos >= len(plan):
-            return
-        try:
-            expected = render_step(plan[s.plan_pos], s.plan_ctx)
-        except PlanError:
-            return
-        if action != expected:
+        if s.plan_pos >= len(plan) or calls is None or len(calls) > 1:
             return
         step = plan[s.plan_pos]
+        if isinstance(step, Call) != bool(calls) or (calls and calls[0].name != step.name):
+            return
         s.plan_pos += 1
         s.plan_await = step.label if isinstance(step, Call) and step.label else ""
 
@@ -441,11 +456,18 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
 
 
-def _decode(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+def _gold_plan(task: ServiceTask) -> tuple[Any, ...]:
+    """A generated task's plan; for a loaded task, its gold actions verbatim, then the info to communicate."""
+    if task.plan is not None:
+        return task.plan
+    calls = tuple(
+        Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
+        for a in task.criteria.actions
+        if a.requestor == "assistant"
+    )
+    info = task.criteria.communicate_info
+    task.plan = (*calls, Say("; ".join(info) + " " + STOP if info else STOP))  # cached on the task
+    return task.plan
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]

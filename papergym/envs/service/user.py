@@ -23,6 +23,7 @@ STOP_TOKENS: tuple[str, ...] = (STOP, TRANSFER, OUT_OF_SCOPE)
 """tau2's user-simulator end tokens (envs.md §2.2)."""
 ASKED_TOPICS: tuple[str, ...] = ("email", "first name", "last name", "zip code", "order id", "user id")
 """Topics the scripted user recognises in a question even when it does not know the answer."""
+NOT_SURE = "I'm not sure, sorry."
 _TRANSFERRED = re.compile(r"transferr(ed|ing) (you )?to a human agent", re.IGNORECASE)
 
 
@@ -40,8 +41,9 @@ class ScriptedUser:
     It opens with the reason for the call; answers a question with the facts whose topic the question
     names ("My email is ..."), saying it does not know the others; agrees (or, if scripted, declines)
     when asked to confirm; after a statement it makes its next request, or ends with its stop token;
-    it answers a transfer with ``###TRANSFER###``. For a loaded tau2 task (no script) it answers any
-    question with its known info.
+    it answers a transfer with ``###TRANSFER###``, and a second question in a row that its scenario does
+    not cover with ``###OUT-OF-SCOPE###``. For a loaded tau2 task (no script) it answers any question
+    with its known info.
 
     Args:
         task: the task to play; None for an unbound instance (the env binds it with `for_task`).
@@ -78,9 +80,13 @@ class ScriptedUser:
             if answers:
                 return " ".join(answers)
             if self.task.script is None:
-                known = self.task.instructions
-                return getattr(known, "known_info", None) or "I'm not sure, sorry."
-            return "I'm not sure, sorry."
+                known = getattr(self.task.instructions, "known_info", None)
+                if known:
+                    return known
+            previous = [m["content"] for m in messages if m["role"] == "user"]
+            if previous and previous[-1] == NOT_SURE:  # asked twice for what the scenario does not cover
+                return OUT_OF_SCOPE
+            return NOT_SURE
         said = {m["content"] for m in messages if m["role"] == "user"}
         pending = [r for r in script.requests if r not in said]
         if pending:

@@ -65,6 +65,29 @@ def evaluate_arithmetic(expression: str) -> float:
         raise ToolError("Invalid expression") from exc
 
 
+def _user_keys(user: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    name = user["name"]
+    return (
+        ("email", user["email"].lower()),
+        ("name_zip", name["first_name"].lower(), name["last_name"].lower(), user["address"]["zip"]),
+    )
+
+
+_INDEXES: dict[int, tuple[Any, dict[tuple[str, ...], list[str]]]] = {}
+
+
+def _user_index(base: Any) -> dict[tuple[str, ...], list[str]]:
+    """Lookup key -> user ids in database order, built once per base database (kept alive with it)."""
+    entry = _INDEXES.get(id(base))
+    if entry is None or entry[0] is not base:
+        index: dict[tuple[str, ...], list[str]] = {}
+        for user_id, user in base.get("users", {}).items():
+            for key in _user_keys(user):
+                index.setdefault(key, []).append(user_id)
+        entry = _INDEXES[id(base)] = (base, index)
+    return entry[1]
+
+
 class RetailTools(Toolkit):
     """tau2's retail toolkit (users, orders, products, payment methods)."""
 
@@ -89,6 +112,27 @@ class RetailTools(Toolkit):
     GENERIC = ("calculate", "transfer_to_human_agents")
 
     # ------------------------------------------------------------------ lookups
+    def _find_user(self, key: tuple[str, ...]) -> str | None:
+        """The first user (in database order) whose email / name and zip give ``key``, as tau2's scan finds.
+
+        An index over the shared base replaces the scan of every user; users written in this episode are
+        checked against their current record.
+        """
+        index = _user_index(self.db.base)
+        changed = self.db.overlay.get("users", {})
+        hits = [u for u in index.get(key, ()) if u not in changed]
+        hits += [
+            u
+            for u in changed
+            if (record := self.db.get("users", u)) is not None and key in _user_keys(record)
+        ]
+        if not hits:
+            return None
+        if len(hits) == 1:
+            return hits[0]
+        order = {u: i for i, u in enumerate(self.db.keys("users"))}
+        return min(hits, key=order.__getitem__)
+
     def _order(self, order_id: str, *, write: bool = False) -> dict[str, Any]:
         order = self.db.edit("orders", order_id) if write else self.db.get("orders", order_id)
         if order is None:
@@ -172,10 +216,9 @@ class RetailTools(Toolkit):
         Args:
             email: The user's email, such as 'something@example.com'.
         """
-        wanted = email.lower()
-        for user in self.db.values("users"):
-            if user["email"].lower() == wanted:
-                return user["user_id"]
+        user_id = self._find_user(("email", email.lower()))
+        if user_id is not None:
+            return user_id
         raise ToolError("User not found")
 
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
@@ -187,15 +230,9 @@ class RetailTools(Toolkit):
             last_name: The user's last name, such as 'Doe'.
             zip: The user's zip code, such as '12345'.
         """
-        first, last = first_name.lower(), last_name.lower()
-        for user in self.db.values("users"):
-            name = user["name"]
-            if (
-                name["first_name"].lower() == first
-                and name["last_name"].lower() == last
-                and user["address"]["zip"] == zip
-            ):
-                return user["user_id"]
+        user_id = self._find_user(("name_zip", first_name.lower(), last_name.lower(), zip))
+        if user_id is not None:
+            return user_id
         raise ToolError("User not found")
 
     def get_order_details(self, order_id: str) -> dict[str, Any]:
@@ -206,16 +243,16 @@ class RetailTools(Toolkit):
         """
         return self._order(order_id)
 
-    def get_product_details(self, product_id: str) -> dict[str, Any]:
+    def get_product_details(self, product_id: str) -> str:
         """Get the inventory details of a product (all its variant items).
 
         Args:
             product_id: The product id, such as '6086499569'. Product ids and item ids are different.
         """
-        product = self.db.get("products", product_id)
-        if product is None:
+        text = self.encoded("products", product_id)  # 50 large read-only records: encoded once each
+        if text is None:
             raise ToolError("Product not found")
-        return product
+        return text
 
     def get_item_details(self, item_id: str) -> dict[str, Any]:
         """Get the inventory details of an item.
