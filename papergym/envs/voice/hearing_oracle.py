@@ -12,7 +12,6 @@ repeat a value before using it) are sampled from its own policy seed at ``temper
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -74,13 +73,6 @@ def _latest_text(observation: Any) -> str:
     return str(observation)
 
 
-def _decode(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 class HearingOracle:
     """The task's procedure, with slot values from perception (a `Policy` for `rollout`).
 
@@ -127,7 +119,7 @@ class HearingOracle:
                 self._failed = step
             else:
                 if step.label:
-                    self._ctx.results[step.label] = _decode(text)
+                    self._ctx.results[step.label] = text  # as the agent saw it (PlanContext decodes)
                 self._pos += 1
                 self._retries = 0
         heard = env.heard
