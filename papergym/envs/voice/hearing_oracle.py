@@ -176,23 +176,25 @@ class HearingOracle:
 
 def slot_errors(task: ServiceTask, steps_infos: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     """(slots, misheard): the task's user-known values that gold tool calls need, and how many of them
-    reached a tool argument wrongly (the same tool and argument with another value, at least once).
+    reached tool arguments wrongly. Per (tool, argument), the values the agent used that no gold call
+    uses count as wrong, at most one per gold slot of that (tool, argument).
     """
     facts = set((task.script.facts if task.script else {}).values())
-    gold = {
-        (a.name, key, str(value))
-        for a in task.criteria.actions
-        if a.requestor == "assistant"
-        for key, value in a.arguments.items()
-        if str(value) in facts
-    }
+    gold: dict[tuple[str, str], set[str]] = {}
+    for a in task.criteria.actions:
+        if a.requestor != "assistant":
+            continue
+        for key, value in a.arguments.items():
+            if str(value) in facts:
+                gold.setdefault((a.name, key), set()).add(str(value))
     seen: dict[tuple[str, str], set[str]] = {}
     for info in steps_infos:
         for call in info.get(K.TOOL_CALLS) or []:
             for key, value in (call.get("arguments") or {}).items():
                 seen.setdefault((call["name"], key), set()).add(str(value))
-    wrong = sum(1 for name, key, value in gold if seen.get((name, key), set()) - {value})
-    return len(gold), wrong
+    slots = sum(len(v) for v in gold.values())
+    wrong = sum(min(len(v), len(seen.get(k, set()) - v)) for k, v in gold.items())
+    return slots, wrong
 
 
 __all__ = ["HearingOracle", "slot_errors"]
