@@ -7,11 +7,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
-TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,vision,train,audio,audio-light
-DEMO_EXTRAS ?= train,retrieval,vision
+TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,train,dist,credit,audio,audio-light
+DEMO_EXTRAS ?= llm,train,retrieval,vision
+# the training part of the demo: SFT warm-start of the tiny model, then GRPO, on an easy domain
+DEMO_ENV ?= --env papergym/Reasoning-v0 --env-kw domain=instruction difficulty=1
+DEMO_SFT ?= --episodes 1000 --steps 150 --batch-size 16 --lr 2e-3
+DEMO_GRPO ?= --steps 30 --prompts-per-step 4 --group-size 8 --max-new-tokens 64 --lr 1e-4 --variant dapo --eval-tasks 200
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow lint bench venv-test venv-demo clean
+.PHONY: demo test test-slow test-verl lint bench venv-test venv-demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +32,24 @@ venv-demo: $(VENV)/.stamp-$(DEMO_EXTRAS)
 
 demo: venv-demo
 	$(VENV)/bin/papergym demo --episodes 50 --seed 0
+	$(VENV)/bin/papergym train sft $(DEMO_ENV) $(DEMO_SFT) --out runs/demo/sft
+	$(VENV)/bin/papergym train grpo $(DEMO_ENV) $(DEMO_GRPO) --model runs/demo/sft/final --out runs/demo/grpo
+	@echo "curves: runs/demo/sft/curves.png runs/demo/grpo/curves.png"
 
 lint: venv-test
 	$(VENV)/bin/ruff check papergym tests benchmarks
 	$(VENV)/bin/ruff format --check papergym tests benchmarks
 
 test: lint
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow and not verl" $(PYTEST_ARGS)
+
+# verl in its own virtualenv (its transformers pin differs from the rest), torch first as everywhere.
+VERL_VENV ?= .venv-verl
+test-verl:
+	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install "$(TORCH_SPEC)"
+	$(VERL_VENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[verl,llm,dev,retrieval]"
+	$(VERL_VENV)/bin/python -m pytest -q -m verl tests/integrations $(PYTEST_ARGS)
 
 test-slow: venv-test
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)

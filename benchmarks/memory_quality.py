@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from readme_section import write_section
 
 import papergym  # noqa: F401  (registers the ids)
 from papergym.core import info_keys as K
 from papergym.envs.memory_qa.documents import fact_line, prior_guess
 from papergym.envs.memory_qa.reader import UNKNOWN, ExtractiveReader
 
-BEGIN, END = "<!-- memory_quality:begin -->", "<!-- memory_quality:end -->"
 QUALITIES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -101,18 +101,6 @@ def table(rows: list[dict[str, Any]], episodes: int) -> str:
     return "\n".join(lines)
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text() if readme.exists() else ""
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        section = "\n## Memory quality (`benchmarks/memory_quality.py`)\n\n" + block + "\n"
-        content = content.rstrip("\n") + "\n" + section
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=300)
@@ -121,7 +109,7 @@ def main() -> None:
     text = table(measure(args.episodes), args.episodes)
     print(text)
     if args.write is not None:
-        write(args.write, text)
+        write_section(args.write, "memory_quality", "Memory quality (`benchmarks/memory_quality.py`)", text)
 
 
 if __name__ == "__main__":

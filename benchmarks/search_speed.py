@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from readme_section import write_section
 
 from papergym.core.trajectory import rollout
 from papergym.credit.feedback import feedback_metrics
@@ -36,7 +37,6 @@ from papergym.envs.search import retrieval
 from papergym.envs.search.corpus import get_world
 from papergym.envs.search.search_critic_env import SearchCriticEnv
 
-BEGIN, END = "<!-- search_speed:begin -->", "<!-- search_speed:end -->"
 DRIFTS = (0.0, 0.1, 0.3, 0.5)
 REQUEST_RATE = 0.5
 
@@ -194,20 +194,6 @@ def report(queries: int, episodes: int) -> str:
     return "\n".join(lines)
 
 
-def write(readme: Path, text: str) -> None:
-    content = readme.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
-    else:
-        content = (
-            content.rstrip("\n") + "\n\n## Search speed and CAFE metrics (`benchmarks/search_speed.py`)\n\n"
-        )
-        content += block + "\n"
-    readme.write_text(content)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=2000)
@@ -217,7 +203,9 @@ def main() -> None:
     text = report(args.queries, args.episodes)
     print(text)
     if args.write is not None:
-        write(args.write, text)
+        write_section(
+            args.write, "search_speed", "Search speed and CAFE metrics (`benchmarks/search_speed.py`)", text
+        )
 
 
 if __name__ == "__main__":

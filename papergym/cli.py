@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | passk | demo | bench.
+"""The ``papergym`` command: list | play | eval | passk | demo | render | bench | train.
 
 The command line is the one place that prints; library code logs.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import runpy
 import sys
@@ -20,6 +19,7 @@ import gymnasium as gym
 
 import papergym
 from papergym.backends.policy import parse_policy_spec
+from papergym.baselines.run import parse_kwargs, wilson_interval
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError, DependencyNotInstalled
 from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
@@ -27,32 +27,12 @@ from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Traject
 POLICIES = {"oracle": OraclePolicy, "random": RandomPolicy}
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a success rate (95% for z = 1.96).
-
-    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
-    (0.49, 0.943)
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     """``key=value`` pairs; a value is read as JSON when it parses (``difficulty=2``), else as a string."""
-    kwargs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise SystemExit(f"--kw takes key=value, got {pair!r}")
-        try:
-            kwargs[key] = json.loads(value)
-        except json.JSONDecodeError:
-            kwargs[key] = value
-    return kwargs
+    try:
+        return parse_kwargs(pairs)
+    except ValueError as exc:
+        raise SystemExit(f"--kw takes key=value: {exc}") from exc
 
 
 POLICY_HELP = (
@@ -196,9 +176,12 @@ def _summary(trajectories: list[Trajectory]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    width = max(len(e.id) for e in papergym.CATALOGUE)
+    entries = [*papergym.CATALOGUE, *papergym.MULTIAGENT_CATALOGUE]
+    width = max(len(e.id) for e in entries)
     for e in papergym.CATALOGUE:
         print(f"{e.id:<{width}}  {e.paper}: {e.summary}")
+    for m in papergym.MULTIAGENT_CATALOGUE:
+        print(f"{m.id:<{width}}  {m.paper}: {m.summary} [multi-agent: papergym.make_multiagent]")
     return 0
 
 
@@ -303,11 +286,73 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "env_speed.py"
-    if not script.exists():
-        raise SystemExit("papergym bench runs benchmarks/env_speed.py from a source checkout; none found")
-    sys.argv = [str(script), *(["--write", args.write] if args.write else []), "--repeats", str(args.repeats)]
-    runpy.run_path(str(script), run_name="__main__")
+    """Write the speed tables: per-id latency (env_speed.py), then scale-out and memory (scaleout.py)."""
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    scripts = [
+        ("env_speed.py", ["--repeats", str(args.repeats)]),
+        ("scaleout.py", ["--episodes", str(args.episodes)]),
+    ]
+    for name, extra in scripts:
+        script = folder / name
+        if not script.exists():
+            raise SystemExit(f"papergym bench runs benchmarks/{name} from a source checkout; none found")
+        sys.argv = [str(script), *(["--write", args.write] if args.write else []), *extra]
+        runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+TRAINERS = {
+    "sft": "papergym.baselines.sft:main",
+    "grpo": "papergym.baselines.grpo:main",
+}
+"""``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    from papergym.core.errors import require
+
+    if args.algo not in TRAINERS:
+        raise SystemExit(f"unknown trainer {args.algo!r}; choose from {sorted(TRAINERS)}")
+    tyro = require("tyro", "train")
+    module_name, _, function = TRAINERS[args.algo].partition(":")
+    module = importlib.import_module(module_name)
+    config = tyro.cli(module.Args, args=args.rest, prog=f"papergym train {args.algo}")
+    result = getattr(module, function)(config)
+    for key in ("success_before", "success_after"):
+        if isinstance(result.get(key), dict):
+            r = result[key]
+            interval = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+            print(f"{key}: {r['success']:.3f} {interval} (95% Wilson CI, n={int(r['n'])})")
+    shown = {k: v for k, v in result.items() if not isinstance(v, dict)}
+    print(json.dumps(shown, default=str))
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Write a PNG of every screen of an oracle episode (envs with a screen: render_mode="rgb_array")."""
+    kwargs = parse_env_kwargs(args.kw)
+    if "rgb_array" not in gym.make(args.env_id, **kwargs).unwrapped.metadata.get("render_modes", ()):
+        raise SystemExit(f"{args.env_id} has no screen to render (no rgb_array render mode)")
+    env = gym.make(args.env_id, render_mode="rgb_array", **kwargs)
+    from papergym.core.errors import require  # local: keeps this command's edit in one place
+
+    image = require("PIL.Image", "vision")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    options = {"template": args.template} if args.template else None
+    _, info = env.reset(seed=args.seed, options=options)
+    task_id = info.get(K.TASK_ID, "?")
+    frames = [env.render()]
+    for _ in range(args.max_steps):
+        _, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        frames.append(env.render())
+        if terminated or truncated:
+            break
+    for i, frame in enumerate(frames):
+        image.fromarray(frame).save(out / f"step_{i:03d}.png")
+    print(f"{len(frames)} screens of {task_id} written to {out} (success={info.get(K.SUCCESS)})")
     return 0
 
 
@@ -352,10 +397,27 @@ def build_parser() -> argparse.ArgumentParser:
     passk.add_argument("--out", default=None, help="JSONL of per-task counts")
     passk.set_defaults(func=cmd_passk)
 
-    bench = sub.add_parser("bench", help="env speed table (benchmarks/env_speed.py)")
+    render = sub.add_parser("render", help="PNGs of the screens of an oracle episode (GUI envs)")
+    render.add_argument("env_id")
+    render.add_argument("--seed", type=int, default=0)
+    render.add_argument("--out", required=True, help="directory for step_000.png, step_001.png, ...")
+    render.add_argument("--template", default=None, help="task template (MobileGUI: an AndroidWorld name)")
+    render.add_argument("--max-steps", type=int, default=200)
+    render.add_argument("--kw", action="append", default=[], metavar="KEY=VALUE", help="env kwargs")
+    render.set_defaults(func=cmd_render)
+
+    bench = sub.add_parser("bench", help="speed tables (benchmarks/env_speed.py, benchmarks/scaleout.py)")
     bench.add_argument("--write", default=None, help="markdown file to write the table into")
     bench.add_argument("--repeats", type=int, default=2000)
+    bench.add_argument("--episodes", type=int, default=16, help="episodes per scale-out cell")
     bench.set_defaults(func=cmd_bench)
+
+    train = sub.add_parser(
+        "train", help="run a baseline trainer: papergym train ALGO --env ID ... (papergym train ALGO -h)"
+    )
+    train.add_argument("algo", help=f"one of {', '.join(TRAINERS)}")
+    train.add_argument("rest", nargs=argparse.REMAINDER, help="the trainer's own flags")
+    train.set_defaults(func=cmd_train)
     return parser
 
 

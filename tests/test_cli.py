@@ -77,6 +77,7 @@ def test_readme_lists_every_id_and_starts_with_the_two_commands() -> None:
     assert all(f"`{env_id}`" in readme for env_id in papergym.ENV_IDS)
     head = readme.split("```")[1]
     assert "make demo" in head and "make test" in head
+    assert not any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in readme.splitlines())
 
 
 def test_env_speed_benchmark_runs(monkeypatch: pytest.MonkeyPatch) -> None:

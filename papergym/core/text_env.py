@@ -92,6 +92,9 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
     canned_actions: ClassVar[tuple[str, ...]] = ("",)
     terminate_on_invalid: ClassVar[bool] = False
     """Whether an invalid action ends the episode (single-turn envs)."""
+    tool_schemas: ClassVar[tuple[Mapping[str, Any], ...]] = ()
+    """The env's tools as OpenAI function schemas (``{"name", "description", "parameters"}``), for
+    adapters that expose them natively (TRL's ``environment_factory``); empty for envs without tools."""
     resets_context: ClassVar[bool] = False
     """The setting resets the agent's context every step (memory agents): chat observations hold only
     the current context (the system prompt, if any, and the new text), and ``info["context_reset"]``

@@ -90,11 +90,29 @@ CATALOGUE: tuple[EnvEntry, ...] = (
     EnvEntry(
         "papergym/ServiceAgent-v0",
         "papergym.envs.service.service_env:ServiceAgentEnv",
-        "SpeechGym / IAPO substrate: tau2-bench customer service (retail, airline)",
+        "SpeechGym / IAPO substrate: tau2-bench customer service (retail, airline, telecom)",
         "a customer-service agent with tools over a database and a simulated user; tau2-exact evaluation",
         "generated tau2-schema databases and tasks; scripted user; scripted judge",
         100,  # tau2's orchestrator max_steps
         "papergym.envs.service.service_env:CONTRACT_VARIANTS",
+    ),
+    EnvEntry(
+        "papergym/MobileGUI-v0",
+        "papergym.envs.mobile_gui.mobile_gui_env:MobileGUIEnv",
+        "WM-R1: GUI agent (AndroidWorld task families, WM-R1 action format)",
+        "a simulated Android phone, 14 apps, AndroidWorld's task templates; text, HTML or image screens",
+        "the phone simulator; programmatic success checks",
+        200,  # above every task's own budget (2 * optimal_steps + 10), which the env enforces
+        "papergym.envs.mobile_gui.mobile_gui_env:CONTRACT_VARIANTS",
+    ),
+    EnvEntry(
+        "papergym/WorldModelGUI-v0",
+        "papergym.envs.mobile_gui.world_model_env:WorldModelGUIEnv",
+        "WM-R1: GUI agent trained inside a world model, with imagined call_wm turns",
+        "MobileGUI-v0's tasks with every transition from a pluggable world model; judged vs true success",
+        "exact simulator world model; final-screen judge",
+        200,  # every real-step budget (<= 88) + n_wm_max imagined turns (5) + room for invalid turns
+        "papergym.envs.mobile_gui.world_model_env:CONTRACT_VARIANTS",
     ),
     EnvEntry(
         "papergym/VoiceService-v0",

@@ -232,6 +232,7 @@ class SearchCriticEnv(TextEnv):
         self._split_sizes = {"train": DEFAULT_SPLIT_SIZES["train"], "test": int(test_size)}
         self._attach()
         if format == "cafe":
+            self.tool_schemas = (SEARCH_TOOL,)
             self.canned_actions = (
                 _search_action(["film director"]),
                 _search_action(["city", "novel"]),

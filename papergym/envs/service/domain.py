@@ -19,6 +19,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, ClassVar
 
 from papergym.core.tool_calls import ToolError
@@ -64,12 +65,16 @@ class Toolkit:
     Class attributes:
         READ / WRITE / GENERIC: the tool names by tau2 tool type; every listed name is a method.
         ASSERTIONS: names of methods usable in tau2 ``env_assertions`` (not shown to the agent).
+        USER: the user's own tools (telecom's phone): only the user simulator calls them, via `call_user`.
+        HIDDEN: functions that only trusted replays run (tau2 ``initialization_actions``).
     """
 
     READ: ClassVar[tuple[str, ...]] = ()
     WRITE: ClassVar[tuple[str, ...]] = ()
     GENERIC: ClassVar[tuple[str, ...]] = ()
     ASSERTIONS: ClassVar[tuple[str, ...]] = ()
+    USER: ClassVar[tuple[str, ...]] = ()
+    HIDDEN: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, db: ServiceDB) -> None:
         self.db = db
@@ -81,7 +86,22 @@ class Toolkit:
     @classmethod
     def tools(cls) -> dict[str, Tool]:
         """The tools' schemas (built once per class from the methods' signatures and docstrings)."""
-        return _schemas(cls)
+        return _schemas(cls, cls.tool_names())
+
+    @classmethod
+    def user_tools(cls) -> dict[str, Tool]:
+        """The schemas of the user's own tools (`USER`)."""
+        return _schemas(cls, cls.USER)
+
+    def call_user(self, name: str, arguments: Mapping[str, Any]) -> CallResult:
+        """Run one of the user's own tools (validated against `user_tools`), atomically as `call`."""
+        tool = self.user_tools().get(name)
+        if tool is None:
+            return CallResult(f"Error: unknown device tool {name!r}", None, True, True)
+        problem = tool.validate(arguments)
+        if problem is not None:
+            return CallResult(f"Error: {problem}", None, True, True)
+        return self.call(name, arguments, validate=False)
 
     def call(self, name: str, arguments: Mapping[str, Any], *, validate: bool = True) -> CallResult:
         """Run one tool call atomically: a failing call leaves the database exactly as before.
@@ -104,7 +124,7 @@ class Toolkit:
             problem = tool.validate(arguments)
             if problem is not None:
                 return CallResult(f"Error: {problem}", None, True, True)
-        elif name not in tools:
+        elif name not in tools and name not in self.USER and name not in self.HIDDEN:
             return CallResult(f"Error: unknown tool {name!r}", None, True, True)
         mark = self.db.begin()
         try:
@@ -148,10 +168,10 @@ class Toolkit:
 
 
 @cache
-def _schemas(cls: type[Toolkit]) -> dict[str, Tool]:
+def _schemas(cls: type[Toolkit], names: tuple[str, ...]) -> dict[str, Tool]:
     probe = cls.__new__(cls)  # a bound method gives the signature without ``self``
     out: dict[str, Tool] = {}
-    for name in cls.tool_names():
+    for name in names:
         tool = Tool.from_function(getattr(probe, name), name=name)
         out[name] = Tool(tool.name, tool.description, tool.parameters)  # schema only: no instance kept
     return out
@@ -203,6 +223,27 @@ class Domain(abc.ABC):
     def guard(self, db: ServiceDB, session: Session, name: str, arguments: Mapping[str, Any]) -> str | None:
         """A policy violation that blocks the WRITE call ``name``, as a message; None to allow it."""
         return None
+
+    tau2_files: ClassVar[tuple[str, ...]] = ("db.json", "tasks.json", "split_tasks.json", "policy.md")
+    """The files of a tau2 data folder of this domain."""
+
+    def load_tau2_db(self, folder: Path) -> dict[str, Any]:
+        """The database of a tau2 data folder (``db.json``; telecom reads TOML)."""
+        with open(folder / "db.json", encoding="utf-8") as f:
+            return json.load(f)
+
+    def load_tau2_policy(self, folder: Path) -> str:
+        """The policy text of a tau2 data folder."""
+        return (folder / "policy.md").read_text(encoding="utf-8")
+
+    def scripted_user(self, task: ServiceTask) -> Any:
+        """The domain's own `ScriptedUser` for ``task`` (None: the generic one)."""
+        return None
+
+    def user_action_request(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """How the oracle asks the user to run one of their own tools (a tau2 gold action of the user)."""
+        args = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+        return f"Please do this on your side: {name}({args})."
 
     def generate_task(self, rng: random.Random, world: Any, split: str) -> ServiceTask:
         """A task from a template drawn uniformly with ``rng``.

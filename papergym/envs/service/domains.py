@@ -9,6 +9,8 @@ from papergym.envs.service.domain import Domain
 
 DOMAINS: dict[str, str] = {
     "retail": "papergym.envs.service.retail:RetailDomain",
+    "airline": "papergym.envs.service.airline:AirlineDomain",
+    "telecom": "papergym.envs.service.telecom:TelecomDomain",
 }
 """Domain name -> ``"module:Class"`` (imported on first use)."""
 

@@ -58,6 +58,8 @@ def render_transcript(events: Sequence[Mapping[str, Any]]) -> str:
     for e in events:
         if e["kind"] == "tool":
             lines.append(f"[tool_call] {e['name']} {json.dumps(e['arguments'], sort_keys=True)}")
+        elif e["kind"] == "device":
+            lines.append(f"[user_tool_call] {e['name']} {json.dumps(e['arguments'], sort_keys=True)}")
         else:
             lines.append(f"[{'assistant' if e['kind'] == 'agent' else 'user'}] {e['text']}")
     return "\n".join(lines)
@@ -138,7 +140,7 @@ def evaluate(
             any(info.lower() in text for text in said) for info in crit.communicate_info
         )
     if "ACTION" in basis:
-        calls = [(e["name"], e["arguments"]) for e in events if e["kind"] == "tool"]
+        calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
         checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)
     if "NL_ASSERTION" in basis and crit.nl_assertions:
         transcript = render_transcript(events)

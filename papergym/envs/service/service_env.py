@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import Outcome, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
+from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask, Tau2Folder, load_tau2_folder
 from papergym.envs.service.user import STOP, ScriptedUser, stop_token
 
@@ -81,6 +83,7 @@ class _State:
     failure: dict[str, Any] | None = None
     outcome: Outcome | None = None
     stopped: bool = False
+    provenance: ProvenanceLog = field(default_factory=ProvenanceLog)
 
 
 class ServiceAgentEnv(TextEnv):
@@ -115,7 +118,7 @@ class ServiceAgentEnv(TextEnv):
     raises `BackendError` (``info["error"]``).
 
     ## Arguments
-    - ``domain``: ``"retail"`` (``"airline"`` where registered).
+    - ``domain``: ``"retail"``, ``"airline"`` or ``"telecom"``.
     - ``tau2_data``: a tau2 domain folder to run instead of the generated default.
     - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
     - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
@@ -123,13 +126,15 @@ class ServiceAgentEnv(TextEnv):
     - ``enforce_policy``: refuse writes before authentication or on another user's records (default:
       on for generated tasks, off for tau2 data, whose tools do not check it).
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
+    - ``provenance``: record ``info["provenance"]`` per step (default on; IAPO's rule annotator reads it).
     - ``obs_mode``, ``render_mode``, ``format_penalty``: as `TextEnv`.
 
     ## Paper
     tau2-bench (sierra-research/tau2-bench), as used by SpeechGym and IAPO (papers/envs.md §2.2-2.3).
 
     ## Version History
-    - v0: retail (generated and tau2 data).
+    - v0: retail and airline (generated and tau2 data); telecom (the user's own phone, tau2 TOML data);
+      per-step ``info["provenance"]`` for IAPO's influence credit.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
@@ -163,6 +168,7 @@ class ServiceAgentEnv(TextEnv):
         obs_mode: ObsMode = "text",
         render_mode: str | None = None,
         format_penalty: float = 0.1,
+        provenance: bool = True,
     ) -> None:
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         if max_steps < 1 or max_errors < 1:
@@ -175,6 +181,7 @@ class ServiceAgentEnv(TextEnv):
         self.enforce_policy = (self.tau2_data is None) if enforce_policy is None else bool(enforce_policy)
         self.max_steps = int(max_steps)
         self.max_errors = int(max_errors)
+        self.provenance = bool(provenance)
         if self.tau2_data is not None:
             loaded = _tau2(self.tau2_data, domain)
             self.splits: tuple[str, ...] = tuple(s for s in ("train", "test") if loaded.splits.get(s)) or (
@@ -263,6 +270,24 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         bind = getattr(self.user, "for_task", None)
         self._bound_user = bind(s.task) if callable(bind) else self.user
+        attach = getattr(self._bound_user, "attach_device", None)
+        if callable(attach) and self._domain().toolkit.USER:  # the user's own phone (telecom)
+            attach(self._device_call)
+
+    def _device_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """Run one of the user's own tools for the user simulator (recorded as a ``device`` event)."""
+        s = self._require()
+        result = self._domain().toolkit(s.db).call_user(name, dict(arguments))
+        s.events.append(
+            {
+                "kind": "device",
+                "name": name,
+                "arguments": dict(arguments),
+                "result": result.text,
+                "error": result.error,
+            }
+        )
+        return result.text
 
     def _user_reply(self) -> str | Turn:
         """The user's next message (appended to the dialogue), or a truncating Turn on a backend fault."""
@@ -302,6 +327,10 @@ class ServiceAgentEnv(TextEnv):
             turn = self._tool(parsed.calls[0].name, dict(parsed.calls[0].arguments))
         else:
             turn = self._message(action)
+        if self.provenance:
+            invalid = bool(turn.info.get(K.INVALID_ACTION))
+            record = s.provenance.update(s.events, self._episode_steps(), invalid=invalid)
+            turn = dataclasses.replace(turn, info={**turn.info, K.PROVENANCE: record})
         if not (turn.terminated or turn.truncated) and self._episode_steps() + 1 >= self.max_steps:
             s.outcome = Outcome(0.0)
             return Turn(
@@ -423,7 +452,7 @@ class ServiceAgentEnv(TextEnv):
         return STOP
 
     def _plan(self) -> tuple[Any, ...]:
-        return _gold_plan(self._require().task)
+        return _gold_plan(self._require().task, self._domain())
 
     def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
         """Move the plan on when the action is of the plan step's kind.
@@ -456,18 +485,20 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
 
 
-def _gold_plan(task: ServiceTask) -> tuple[Any, ...]:
-    """A generated task's plan; for a loaded task, its gold actions verbatim, then the info to communicate."""
+def _gold_plan(task: ServiceTask, domain: Domain) -> tuple[Any, ...]:
+    """A generated task's plan; for a loaded task, its gold actions verbatim (the user's own as requests
+    to the user), then the info to communicate."""
     if task.plan is not None:
         return task.plan
     calls = tuple(
         Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
-        for a in task.criteria.actions
         if a.requestor == "assistant"
+        else Say(domain.user_action_request(a.name, a.arguments).replace("{", "{{").replace("}", "}}"))
+        for a in task.criteria.actions
     )
     info = task.criteria.communicate_info
     task.plan = (*calls, Say("; ".join(info) + " " + STOP if info else STOP))  # cached on the task
     return task.plan
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "airline"}, {"domain": "telecom"}]

@@ -224,19 +224,24 @@ class Tau2Folder:
 
 
 def load_tau2_folder(folder: str | Path, domain: str) -> Tau2Folder:
-    """Read ``db.json``, ``tasks.json``, ``split_tasks.json`` and ``policy.md`` from ``folder``.
+    """Read a tau2 domain folder: the database, ``tasks.json``, ``split_tasks.json`` and the policy.
+
+    The database and policy files are the domain's (`Domain.tau2_files`: ``db.json`` and ``policy.md``,
+    telecom's ``db.toml``, ``user_db.toml`` and ``main_policy.md``).
 
     Raises:
         ValueError: a file is missing, or a split names an unknown task id.
     """
+    from papergym.envs.service.domains import get_domain  # the registry imports this module
+
     path = Path(folder)
-    missing = [name for name in TAU2_FILES if not (path / name).is_file()]
+    spec = get_domain(domain)
+    missing = [name for name in spec.tau2_files if not (path / name).is_file()]
     if missing:
         raise ValueError(
             f"tau2_data={str(folder)!r} lacks {missing}; pass tau2's data/tau2/domains/{domain}/ folder"
         )
-    with open(path / "db.json", encoding="utf-8") as f:
-        db = json.load(f)
+    db = spec.load_tau2_db(path)
     with open(path / "tasks.json", encoding="utf-8") as f:
         records: Sequence[Mapping[str, Any]] = json.load(f)
     tasks = {str(r["id"]): task_from_tau2(r, domain) for r in records}
@@ -248,5 +253,5 @@ def load_tau2_folder(folder: str | Path, domain: str) -> Tau2Folder:
             raise ValueError(
                 f"{path / 'split_tasks.json'}: split {name!r} names unknown task ids {unknown[:5]}"
             )
-    policy = (path / "policy.md").read_text(encoding="utf-8")
+    policy = spec.load_tau2_policy(path)
     return Tau2Folder(db=db, tasks=tasks, splits=splits, policy=policy)

@@ -53,7 +53,10 @@ class ScriptedUser:
         self.task = task
 
     def for_task(self, task: ServiceTask) -> ScriptedUser:
-        return ScriptedUser(task)
+        from papergym.envs.service.domains import DOMAINS, get_domain  # domains import this module's users
+
+        own = get_domain(task.domain).scripted_user(task) if task.domain in DOMAINS else None
+        return own if own is not None else ScriptedUser(task)
 
     def __repr__(self) -> str:
         return f"ScriptedUser({self.task.id if self.task else 'unbound'})"

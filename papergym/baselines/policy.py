@@ -1,0 +1,413 @@
+"""A trainable policy: batched seeded sampling with per-token log-probs, and log-probs of given tokens.
+
+Sampling is a loop over the model's forward pass with a KV cache and left padding (as in
+`papergym.backends.hf`), so that every row has its own ``torch.Generator`` seeded from the call's seed
+and the row index: nothing touches torch's global random state, and a run replays exactly. A row may
+be given forced tokens (a prefix from another model, or a whole scripted completion): they are fed
+instead of sampled, and their log-probs under the policy are recorded like a sampled token's.
+
+`token_logprobs` / `completion_logprobs` give differentiable log-probs of given token ids (GRPO's
+current and reference policies, TTPO's and MOPD's teachers).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from papergym.core.errors import require
+from papergym.core.trajectory import member_seed
+
+_SEED_MODULUS = 2**64
+
+
+@dataclass
+class PolicyModel:
+    """A causal LM with its tokenizer and what sampling needs to know about them.
+
+    Attributes:
+        model: a transformers causal LM.
+        tokenizer: its tokenizer (with a chat template).
+        stop_ids: token ids that end a completion (the generation config's eos ids and the tokenizer's).
+        pad_id: the padding id.
+        context: the model's context length (``max_position_embeddings``), or None if unknown.
+    """
+
+    model: Any
+    tokenizer: Any
+    stop_ids: frozenset[int]
+    pad_id: int
+    context: int | None
+
+    @property
+    def device(self) -> Any:
+        return next(self.model.parameters()).device
+
+    def encode_chat(
+        self, messages: Sequence[dict[str, Any]], *, add_generation_prompt: bool = True
+    ) -> list[int]:
+        """The token ids of ``messages`` rendered by the chat template."""
+        text = self.tokenizer.apply_chat_template(
+            [dict(m) for m in messages], add_generation_prompt=add_generation_prompt, tokenize=False
+        )
+        return self.encode(text)
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` (special-token strings in it become their ids; no extra bos/eos)."""
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of ``ids`` without stop and special tokens."""
+        return self.tokenizer.decode([t for t in ids if t not in self.stop_ids], skip_special_tokens=True)
+
+
+def wrap_policy(model: Any, tokenizer: Any) -> PolicyModel:
+    """A `PolicyModel` around an already loaded model and tokenizer."""
+    ids: set[int] = set()
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    for value in (configured, tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, Sequence):
+            ids.update(int(v) for v in value)
+    if not ids:
+        raise ValueError("the tokenizer and generation config define no eos token: set tokenizer.eos_token")
+    pad = tokenizer.pad_token_id
+    context = getattr(model.config, "max_position_embeddings", None)
+    return PolicyModel(model, tokenizer, frozenset(ids), int(pad if pad is not None else min(ids)), context)
+
+
+def load_policy(source: str | Path | PolicyModel, *, device: str = "cpu", dtype: Any = None) -> PolicyModel:
+    """A policy from ``"tiny"`` (a fresh `papergym.baselines.tiny.build_tiny` model), a local checkpoint
+    directory, or an existing `PolicyModel` (returned as is).
+
+    Raises:
+        ValueError: the path is not a local checkpoint directory.
+    """
+    if isinstance(source, PolicyModel):
+        return source
+    from papergym.baselines import tiny
+
+    if str(source) == "tiny":
+        model, tok = tiny.build_tiny()
+        model.to(device)
+    else:
+        model, tok = tiny.load_model(source, dtype=dtype, device=device)
+    return wrap_policy(model, tok)
+
+
+@dataclass
+class Samples:
+    """What `sample` produced, one entry per row (prompt-major: prompt ``i``'s samples are rows
+    ``i*n .. i*n+n-1``).
+
+    Attributes:
+        tokens: the completion's ids (a stop token, when reached, is the last).
+        logprobs: each token's log-prob under the sampling distribution (temperature and top-p applied;
+            the policy's own distribution at temperature 1 without top-p), forced tokens included.
+        entropies: each position's entropy of that distribution (when asked for), else None.
+        forced: how many leading tokens of each row were forced rather than sampled.
+        finished: the row ended on a stop token (rather than running out of budget).
+    """
+
+    tokens: list[list[int]]
+    logprobs: list[list[float]]
+    entropies: list[list[float]] | None
+    forced: list[int]
+    finished: list[bool]
+
+
+def sample(
+    policy: PolicyModel,
+    prompts: Sequence[Sequence[int]],
+    *,
+    seed: int | None = None,
+    row_seeds: Sequence[int] | None = None,
+    num_samples: int = 1,
+    max_new_tokens: int | Sequence[int] = 64,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    forced: Sequence[Sequence[int] | None] | None = None,
+    return_entropy: bool = False,
+) -> Samples:
+    """Sample ``num_samples`` completions of each prompt in one batch.
+
+    Args:
+        policy: the policy.
+        prompts: token ids of each prompt (already rendered by the chat template).
+        seed: row ``r`` draws from a generator seeded with ``member_seed(seed, r)``.
+        row_seeds: instead of ``seed``, each row's own seed (a row then samples the same whatever batch it
+            is in).
+        num_samples: completions per prompt (GRPO's G).
+        max_new_tokens: the most new tokens, for every row or per row (also capped by the context).
+        temperature: softmax temperature; 0 is greedy.
+        top_p: nucleus sampling mass (1.0: off).
+        forced: per row, tokens to feed instead of sampling at the first positions (None: none).
+        return_entropy: also record each position's entropy.
+
+    Returns:
+        The `Samples`.
+    """
+    torch = require("torch", "llm")
+    if num_samples < 1 or not prompts or any(len(p) == 0 for p in prompts):
+        raise ValueError("sample needs num_samples >= 1 and at least one non-empty prompt")
+    if temperature < 0 or not 0 < top_p <= 1:
+        raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}")
+    rows = [list(p) for p in prompts for _ in range(num_samples)]
+    n = len(rows)
+    forced_rows = [list(f or ()) for f in forced] if forced is not None else [[] for _ in range(n)]
+    if len(forced_rows) != n:
+        raise ValueError(f"forced has {len(forced_rows)} entries for {n} rows")
+    budgets = [max_new_tokens] * n if isinstance(max_new_tokens, int) else list(max_new_tokens)
+    if len(budgets) != n:
+        raise ValueError(f"max_new_tokens has {len(budgets)} entries for {n} rows")
+    if policy.context is not None:
+        budgets = [min(b, policy.context - len(r)) for b, r in zip(budgets, rows, strict=True)]
+    out = Samples(
+        [[] for _ in rows],
+        [[] for _ in rows],
+        [[] for _ in rows] if return_entropy else None,
+        [0] * n,
+        [False] * n,
+    )
+    active = [b > 0 for b in budgets]
+    if not any(active):
+        return out
+    if (seed is None) == (row_seeds is None):
+        raise ValueError("pass exactly one of seed= and row_seeds=")
+    seeds = [member_seed(seed, r) for r in range(n)] if row_seeds is None else [int(s) for s in row_seeds]
+    if len(seeds) != n:
+        raise ValueError(f"row_seeds has {len(seeds)} entries for {n} rows")
+    generators = [torch.Generator().manual_seed(s % _SEED_MODULUS) for s in seeds]
+    model = policy.model
+    device = policy.device
+    # forced tokens are fed with the prompt in one prefill pass; their log-probs come from its last logits
+    forced_rows = [f[: max(0, b)] for f, b in zip(forced_rows, budgets, strict=True)]
+    keep = 1 + max(len(f) for f in forced_rows)
+    full = [r + f for r, f in zip(rows, forced_rows, strict=True)]
+    width = max(len(r) for r in full)
+    ids = torch.full((n, width), policy.pad_id, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    for i, r in enumerate(full):  # left padding: every row's last token sits at the end
+        ids[i, width - len(r) :] = torch.tensor(r, dtype=torch.long)
+        mask[i, width - len(r) :] = 1
+    ids, mask = ids.to(device), mask.to(device)
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    cache_arg = _cache_arg(model)
+    cache = None
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            while True:
+                result = model(
+                    input_ids=ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    use_cache=True,
+                    logits_to_keep=keep,
+                    **{cache_arg: cache},
+                )
+                cache = result.cache if cache_arg == "cache" else result.past_key_values
+                logits = result.logits[:, -keep:, :].float().cpu()  # (n, keep, V)
+                all_logprobs = _sampling_logprobs(torch, logits, temperature, top_p)
+                all_entropy = _entropy(all_logprobs) if return_entropy else None
+                if keep > 1:  # the prefill: record the forced tokens
+                    _record_forced(out, forced_rows, all_logprobs, all_entropy, policy.stop_ids)
+                    active = [not out.finished[i] and len(out.tokens[i]) < budgets[i] for i in range(n)]
+                    if not any(active):
+                        return out
+                    keep = 1
+                logprobs = all_logprobs[:, -1]  # (n, V)
+                chosen = []
+                for i in range(n):
+                    if not active[i]:
+                        chosen.append(policy.pad_id)
+                        continue
+                    if temperature == 0:
+                        token = int(torch.argmax(logprobs[i]))
+                    else:
+                        token = int(torch.multinomial(logprobs[i].exp(), 1, generator=generators[i]))
+                    out.tokens[i].append(token)
+                    out.logprobs[i].append(float(logprobs[i, token]))
+                    if out.entropies is not None and all_entropy is not None:
+                        out.entropies[i].append(float(all_entropy[i, -1]))
+                    out.finished[i] = token in policy.stop_ids
+                    active[i] = not out.finished[i] and len(out.tokens[i]) < budgets[i]
+                    chosen.append(token)
+                if not any(active):
+                    return out
+                ids = torch.tensor(chosen, dtype=torch.long, device=device)[:, None]
+                mask = torch.cat([mask, torch.ones_like(ids)], dim=1)
+                positions = positions[:, -1:] + 1
+    finally:
+        model.train(was_training)
+
+
+def _entropy(logprobs: Any) -> Any:
+    """Entropy over the last axis of log-probs (``-inf`` entries contribute 0)."""
+    return -(logprobs.exp() * logprobs.nan_to_num(neginf=0.0)).sum(-1)
+
+
+def _record_forced(
+    out: Samples, forced: Sequence[Sequence[int]], logprobs: Any, entropy: Any, stop_ids: frozenset[int]
+) -> None:
+    """Append each row's forced tokens with their log-probs; ``logprobs`` is ``(n, keep, V)`` over the last
+    ``keep`` positions, and row ``i``'s forced token ``j`` is predicted at index ``keep - 1 - len(f) + j``."""
+    keep = logprobs.shape[1]
+    for i, f in enumerate(forced):
+        for j, token in enumerate(f):
+            at = keep - 1 - len(f) + j
+            out.tokens[i].append(int(token))
+            out.logprobs[i].append(float(logprobs[i, at, int(token)]))
+            if out.entropies is not None:
+                out.entropies[i].append(float(entropy[i, at]))
+        out.forced[i] = len(f)
+        out.finished[i] = bool(f) and int(f[-1]) in stop_ids
+
+
+def _sampling_logprobs(torch: Any, logits: Any, temperature: float, top_p: float) -> Any:
+    """``(..., V)`` log-probs of the distribution sampled from (greedy: the untempered one)."""
+    logprobs = torch.log_softmax(logits / temperature if temperature > 0 else logits, dim=-1)
+    if top_p >= 1.0 or temperature == 0:
+        return logprobs
+    sorted_lp, order = torch.sort(logprobs, dim=-1, descending=True)
+    cumulative = sorted_lp.exp().cumsum(-1)
+    drop = cumulative - sorted_lp.exp() >= top_p  # keep the smallest set whose mass reaches top_p
+    sorted_lp = sorted_lp.masked_fill(drop, float("-inf"))
+    kept = torch.full_like(logprobs, float("-inf")).scatter(-1, order, sorted_lp)
+    return torch.log_softmax(kept, dim=-1)
+
+
+def _cache_arg(model: Any) -> str:
+    # transformers renamed the forward's cache argument (past_key_values -> cache) within 5.x
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
+def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, *, device: Any = None) -> tuple[Any, Any]:
+    """``(B, L)`` ids and attention mask of ``sequences``, right-padded with ``pad_id``."""
+    torch = require("torch", "llm")
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for i, s in enumerate(sequences):
+        ids[i, : len(s)] = torch.tensor(list(s), dtype=torch.long)
+        mask[i, : len(s)] = 1
+    return ids.to(device), mask.to(device)
+
+
+def token_logprobs(
+    model: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    *,
+    temperature: float = 1.0,
+    return_entropy: bool = False,
+) -> Any:
+    """Per-position log-probs of given ids: ``out[:, t] = log p(ids[:, t] | ids[:, :t])``; ``out[:, 0] = 0``.
+
+    Differentiable (call it under ``torch.no_grad()`` for a reference or teacher). Works with left or
+    right padding (positions come from the attention mask).
+
+    Args:
+        model: a causal LM.
+        input_ids: ``(B, L)`` token ids.
+        attention_mask: ``(B, L)`` 1 on real tokens.
+        temperature: divides the logits first (match the sampling temperature for importance ratios).
+        return_entropy: also return each position's entropy (``(B, L)``, same alignment).
+
+    Returns:
+        ``(B, L)`` log-probs, or ``(logprobs, entropies)``.
+    """
+    torch = require("torch", "llm")
+    positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
+    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=positions).logits
+    logits = logits[:, :-1, :].float()  # (B, L-1, V): position t predicts token t+1
+    if temperature > 0 and temperature != 1.0:
+        logits = logits / temperature
+    logz = torch.logsumexp(logits, dim=-1)  # (B, L-1)
+    picked = logits.gather(-1, input_ids[:, 1:, None]).squeeze(-1) - logz  # (B, L-1)
+    zero = torch.zeros_like(picked[:, :1])
+    logp = torch.cat([zero, picked], dim=1) * attention_mask.to(picked.dtype)  # (B, L)
+    if not return_entropy:
+        return logp
+    probs_logp = logits - logz[..., None]
+    entropy = -(probs_logp.exp() * probs_logp).sum(-1)  # (B, L-1)
+    return logp, torch.cat([zero, entropy], dim=1) * attention_mask.to(picked.dtype)
+
+
+def completion_logprobs(
+    policy: PolicyModel,
+    prompts: Sequence[Sequence[int]],
+    completions: Sequence[Sequence[int]],
+    *,
+    temperature: float = 1.0,
+    return_entropy: bool = False,
+) -> Any:
+    """Log-probs of each completion's tokens given its prompt, aligned to the completion.
+
+    Args:
+        policy: the model scoring the tokens (a student, a reference, a teacher with the same tokenizer).
+        prompts: the prompts' ids, one per completion.
+        completions: the completions' ids.
+        temperature: as `token_logprobs`.
+        return_entropy: also return the entropies.
+
+    Returns:
+        ``(logp, mask)`` (or ``(logp, entropy, mask)``), each ``(B, Tc)`` right-padded to the longest
+        completion; ``mask`` is 1 on real completion tokens.
+    """
+    torch = require("torch", "llm")
+    if len(prompts) != len(completions):
+        raise ValueError(f"got {len(prompts)} prompts for {len(completions)} completions")
+    ids, attn = pad_right(
+        [list(p) + list(c) for p, c in zip(prompts, completions, strict=True)],
+        policy.pad_id,
+        device=policy.device,
+    )
+    out = token_logprobs(policy.model, ids, attn, temperature=temperature, return_entropy=return_entropy)
+    logp, entropy = out if return_entropy else (out, None)
+    width = max(1, max(len(c) for c in completions))
+    index = torch.zeros((len(prompts), width), dtype=torch.long, device=ids.device)
+    mask = torch.zeros((len(prompts), width), device=ids.device)
+    for i, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        index[i, : len(c)] = torch.arange(len(p), len(p) + len(c))
+        mask[i, : len(c)] = 1.0
+    gathered = logp.gather(1, index) * mask
+    if entropy is None:
+        return gathered, mask
+    return gathered, entropy.gather(1, index) * mask, mask
+
+
+def completion_logits(
+    policy: PolicyModel,
+    prompts: Sequence[Sequence[int]],
+    completions: Sequence[Sequence[int]],
+) -> tuple[Any, Any]:
+    """The full-vocabulary logits that predict each completion token given its prompt (differentiable).
+
+    Returns:
+        ``(logits, mask)``: ``(B, Tc, V)`` float32 logits (row ``i``, position ``j`` predicts
+        ``completions[i][j]``) and the ``(B, Tc)`` mask of real completion tokens.
+    """
+    torch = require("torch", "llm")
+    if len(prompts) != len(completions) or any(len(p) == 0 for p in prompts):
+        raise ValueError("need one non-empty prompt per completion")
+    ids, attn = pad_right(
+        [list(p) + list(c) for p, c in zip(prompts, completions, strict=True)],
+        policy.pad_id,
+        device=policy.device,
+    )
+    positions = (attn.cumsum(-1) - 1).clamp(min=0)
+    logits = policy.model(input_ids=ids, attention_mask=attn, position_ids=positions).logits.float()
+    width = max(1, max(len(c) for c in completions))
+    index = torch.zeros((len(prompts), width), dtype=torch.long, device=ids.device)
+    mask = torch.zeros((len(prompts), width), device=ids.device)
+    for i, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        index[i, : len(c)] = torch.arange(len(p) - 1, len(p) - 1 + len(c))
+        mask[i, : len(c)] = 1.0
+    gathered = logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1]))  # (B, Tc, V)
+    return gathered, mask

@@ -1,0 +1,317 @@
+"""What every trainer's run needs, once: metrics to JSONL, a tqdm bar, optional TensorBoard, PNG curves at
+the end, a checkpoint every N steps, ``--resume``, and the shared evaluation with Wilson intervals.
+
+A run directory holds ``metrics.jsonl`` (one JSON object per logged step), ``checkpoints/step_N/``
+(the model in safetensors, its tokenizer, and ``trainer_state.pt``: step, optimizer state and any extra
+state), ``final/`` (the last model), ``curves.png`` and, with TensorBoard on, ``tb/``. Resuming loads the
+newest checkpoint and drops the metrics logged after it, so a killed run continues as if it never
+stopped (trainers derive every seed from the run seed and the step).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+
+from papergym.core.errors import require
+
+if TYPE_CHECKING:
+    from papergym.baselines.policy import PolicyModel
+
+logger = logging.getLogger(__name__)
+
+_STATE = "trainer_state.pt"
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% for z = 1.96).
+
+    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
+    (0.49, 0.943)
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class Run:
+    """A training run's directory, log and checkpoints.
+
+    Args:
+        out: the run directory (created).
+        total_steps: the step budget (for the progress bar).
+        resume: continue from the newest checkpoint in ``out`` (fresh start if there is none).
+        progress: show a tqdm bar on stderr.
+        tensorboard: also write TensorBoard scalars (needs the ``tensorboard`` package).
+        desc: the progress bar's label.
+
+    Attributes:
+        start_step: the first step to run (0, or the resumed checkpoint's step).
+        resumed_state: the resumed ``trainer_state.pt`` contents, or None.
+    """
+
+    def __init__(
+        self,
+        out: str | Path,
+        *,
+        total_steps: int,
+        resume: bool = False,
+        progress: bool = True,
+        tensorboard: bool = False,
+        desc: str = "train",
+    ) -> None:
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.metrics_path = self.out / "metrics.jsonl"
+        self.total_steps = int(total_steps)
+        self.start_step = 0
+        self.resumed_state: dict[str, Any] | None = None
+        checkpoint = latest_checkpoint(self.out) if resume else None
+        if checkpoint is not None:
+            torch = require("torch", "llm")
+            self.resumed_state = torch.load(checkpoint / _STATE, weights_only=False)
+            self.start_step = int(self.resumed_state["step"])
+            self._truncate_metrics(self.start_step)
+            logger.info("resuming %s from step %d", self.out, self.start_step)
+        elif self.metrics_path.exists():
+            self.metrics_path.unlink()  # a fresh run starts a fresh log
+        self._bar = None
+        if progress:
+            try:
+                from tqdm import tqdm
+            except ImportError:  # the bar is a nicety: without the `train` extra, run without it
+                tqdm = None
+            if tqdm is not None:
+                self._bar = tqdm(total=self.total_steps, initial=self.start_step, desc=desc, file=sys.stderr)
+        self._tb = None
+        if tensorboard:
+            tb = require("torch.utils.tensorboard", "train")
+            self._tb = tb.SummaryWriter(str(self.out / "tb"))
+
+    @property
+    def checkpoint_model_path(self) -> Path | None:
+        """The resumed checkpoint's model directory (load the policy from it), or None."""
+        if self.resumed_state is None:
+            return None
+        return self.out / "checkpoints" / f"step_{self.start_step}"
+
+    def log(self, step: int, metrics: Mapping[str, Any]) -> None:
+        """Append one record (``{"step": step, **metrics}``) to the JSONL, the bar and TensorBoard."""
+        record = {"step": int(step), **{k: _plain(v) for k, v in metrics.items()}}
+        with self.metrics_path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+        if self._bar is not None:
+            shown = {k: v for k, v in record.items() if isinstance(v, float)}
+            self._bar.set_postfix({k: f"{v:.3g}" for k, v in list(shown.items())[:4]}, refresh=False)
+            self._bar.update(max(0, int(step) + 1 - self._bar.n))
+        if self._tb is not None:
+            for key, value in record.items():
+                if isinstance(value, (int, float)) and key != "step":
+                    self._tb.add_scalar(key, value, int(step))
+
+    def save(
+        self, step: int, model: Any, tokenizer: Any, optimizer: Any, extra: Mapping[str, Any] = ()
+    ) -> Path:
+        """Write ``checkpoints/step_{step}``: the model, tokenizer and ``trainer_state.pt``. ``step`` is the
+        number of completed steps (the step a resumed run starts at)."""
+        torch = require("torch", "llm")
+        path = self.out / "checkpoints" / f"step_{step}"
+        path.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(path, safe_serialization=True)
+        tokenizer.save_pretrained(path)
+        state = {"step": int(step), "optimizer": optimizer.state_dict(), **dict(extra)}
+        torch.save(state, path / (_STATE + ".tmp"))
+        (path / (_STATE + ".tmp")).replace(
+            path / _STATE
+        )  # the state file last: its presence marks a whole checkpoint
+        return path
+
+    def finish(self, model: Any = None, tokenizer: Any = None) -> Path | None:
+        """Close the bar and TensorBoard, save ``final/`` (when given a model) and draw ``curves.png``."""
+        if self._bar is not None:
+            self._bar.close()
+        if self._tb is not None:
+            self._tb.close()
+        if model is not None and tokenizer is not None:
+            final = self.out / "final"
+            model.save_pretrained(final, safe_serialization=True)
+            tokenizer.save_pretrained(final)
+        return plot_curves(self.metrics_path, self.out / "curves.png")
+
+    def _truncate_metrics(self, step: int) -> None:
+        if not self.metrics_path.exists():
+            return
+        lines = self.metrics_path.read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if line.strip() and json.loads(line).get("step", -1) < step]
+        self.metrics_path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+
+
+def latest_checkpoint(out: str | Path) -> Path | None:
+    """The newest complete checkpoint directory under ``out/checkpoints``, or None."""
+    root = Path(out) / "checkpoints"
+    if not root.is_dir():
+        return None
+    done = [p for p in root.glob("step_*") if (p / _STATE).exists() and p.name[5:].isdigit()]
+    return max(done, key=lambda p: int(p.name[5:]), default=None)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    return value
+
+
+def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a ``metrics.jsonl``."""
+    text = Path(path).read_text(encoding="utf-8") if Path(path).exists() else ""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def plot_curves(metrics: str | Path, png: str | Path, *, keys: Sequence[str] | None = None) -> Path | None:
+    """Draw each numeric metric against the step into one PNG (one panel per metric); None if no records.
+
+    Args:
+        metrics: the JSONL file.
+        png: the image to write.
+        keys: the metrics to draw (default: every numeric one, at most 12).
+    """
+    records = read_metrics(metrics)
+    if not records:
+        return None
+    matplotlib = require("matplotlib", "train")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    numeric = [
+        k
+        for k in dict.fromkeys(k for r in records for k in r)
+        if k != "step" and all(isinstance(r.get(k, 0.0), (int, float)) for r in records)
+    ]
+    shown = list(keys) if keys is not None else numeric[:12]
+    cols = min(3, len(shown)) or 1
+    rows = math.ceil(len(shown) / cols) or 1
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.8 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, shown, strict=False):
+        points = [(r["step"], r[key]) for r in records if isinstance(r.get(key), (int, float))]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="." if len(points) < 40 else None)
+        ax.set_title(key, fontsize=9)
+        ax.set_xlabel("step", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(shown) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    png = Path(png)
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    return png
+
+
+def make_envs(env_id: str, env_kwargs: Mapping[str, Any], n: int) -> list[gym.Env]:
+    """``n`` instances of ``env_id`` (isolated: one per rollout slot)."""
+    return [gym.make(env_id, **dict(env_kwargs)) for _ in range(n)]
+
+
+def split_options(env: gym.Env, split: str) -> dict[str, Any] | None:
+    """``{"split": split}`` if the env has that split (``env.unwrapped.splits``), else None."""
+    splits = getattr(env.unwrapped, "splits", ())
+    return {"split": split} if split in splits else None
+
+
+def evaluate_success(
+    play: Callable[[Sequence[gym.Env], Sequence[int], dict[str, Any] | None], Sequence[bool]],
+    envs: Sequence[gym.Env],
+    *,
+    tasks: int,
+    seed: int,
+    split: str = "test",
+) -> dict[str, float]:
+    """Success rate over ``tasks`` held-out tasks (seeds ``seed..seed+tasks-1``), with its 95% Wilson CI.
+
+    Args:
+        play: plays one batch of episodes (``envs``, their seeds, reset options) and returns successes.
+        envs: the batch of envs (its length is the batch size).
+        tasks: tasks to evaluate.
+        seed: the first task seed.
+        split: the split (used when the env has it).
+
+    Returns:
+        ``{"success", "ci_low", "ci_high", "n"}``.
+    """
+    options = split_options(envs[0], split)
+    wins = 0
+    for start in range(0, tasks, len(envs)):
+        seeds = list(range(seed + start, seed + min(tasks, start + len(envs))))
+        wins += sum(bool(s) for s in play(envs[: len(seeds)], seeds, options))
+    low, high = wilson_interval(wins, tasks)
+    return {"success": wins / max(1, tasks), "ci_low": low, "ci_high": high, "n": float(tasks)}
+
+
+def evaluate_policy(
+    policy: PolicyModel,
+    env_id: str,
+    env_kwargs: Mapping[str, Any],
+    *,
+    tasks: int,
+    batch: int = 64,
+    max_new_tokens: int = 64,
+    temperature: float = 0.0,
+    seed: int = 10**6,
+    split: str = "test",
+) -> dict[str, float]:
+    """A policy's success rate on ``tasks`` held-out tasks (greedy by default), with its 95% Wilson CI.
+
+    Task ``i`` is the one ``reset(seed=seed + i, options={"split": split})`` draws (the split only when the
+    env has it); ``batch`` episodes play in lockstep.
+    """
+    from papergym.baselines.rollout import run_episodes
+
+    envs = make_envs(env_id, env_kwargs, max(1, min(batch, tasks)))
+
+    def play(now: Sequence[gym.Env], seeds: Sequence[int], options: dict[str, Any] | None) -> list[bool]:
+        episodes = run_episodes(
+            policy,
+            now,
+            seeds=seeds,
+            sample_seed=seed,
+            options=options,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+        )
+        return [e.trajectory.success for e in episodes]
+
+    try:
+        return evaluate_success(play, envs, tasks=tasks, seed=seed, split=split)
+    finally:
+        for env in envs:
+            env.close()
+
+
+def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` pairs; a value is read as JSON when it parses (``difficulty=2``), else as a string."""
+    kwargs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise ValueError(f"env kwargs are key=value, got {pair!r}")
+        try:
+            kwargs[key] = json.loads(value)
+        except json.JSONDecodeError:
+            kwargs[key] = value
+    return kwargs
+
+
+def set_threads(threads: int) -> None:
+    """Use ``threads`` torch intra-op threads (0 leaves torch's default). One thread is often fastest on a
+    busy 2-core machine, where threads spin against each other."""
+    if threads > 0:
+        require("torch", "llm").set_num_threads(int(threads))

@@ -1,0 +1,119 @@
+"""`Template`: one AndroidWorld task template (same intent and success condition) on papergym's apps.
+
+A template draws its parameters and the phone's initial contents from a seeded ``random.Random``,
+states the goal, checks success on the simulator state (``check``) and, for world-model envs, on the
+final screen (``screen_check``), and gives the oracle's plan. Step budget rule:
+``budget = 2 * optimal_steps + 10`` real steps, where ``optimal_steps`` is AndroidWorld's for the
+template (task_metadata.json; inferred: AndroidWorld itself allows ``int(10 * complexity)``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from papergym.envs.mobile_gui.apps import make_apps
+from papergym.envs.mobile_gui.oracle import Step
+from papergym.envs.mobile_gui.phone import PhoneState
+from papergym.envs.mobile_gui.views import Screen
+from papergym.envs.mobile_gui.world import base_state
+
+Params = dict[str, Any]
+APP_LABELS: dict[str, str] = {key: app.label for key, app in make_apps().items()}
+
+
+def budget(optimal_steps: int) -> int:
+    """The step budget of a template with AndroidWorld's ``optimal_steps`` (rule in the module docstring)."""
+    return 2 * optimal_steps + 10
+
+
+def norm(text: str) -> str:
+    """Case-, space- and punctuation-insensitive form of an answer."""
+    return re.sub(r"[^a-z0-9:,.\- ]", "", " ".join(str(text).lower().split())).strip(" .")
+
+
+def same_list(answer: str, expected: Iterable[str]) -> bool:
+    """A comma-separated answer names exactly the expected items (any order, case, repetition)."""
+    got = {norm(a) for a in str(answer).split(",") if norm(a)}
+    return got == {norm(e) for e in expected}
+
+
+def number_answer(answer: str, expected: float) -> bool:
+    m = re.search(r"-?\d+(?:\.\d+)?", str(answer))
+    return m is not None and abs(float(m.group()) - float(expected)) < 1e-6
+
+
+class Template:
+    """Subclasses set the class attributes and implement `setup`, `goal`, `check` and `plan`.
+
+    Attributes:
+        name: the AndroidWorld task template it models (``info["androidworld_template"]``).
+        optimal_steps: AndroidWorld's optimal step count for it.
+        apps: the app keys it uses.
+        question: it is answered in ``finished(content=...)``.
+        verification: the goal already holds at reset (AndroidWorld's *Verify templates): the agent
+            must check and finish, so only the finish makes it succeed.
+    """
+
+    name = ""
+    optimal_steps = 5
+    apps: tuple[str, ...] = ()
+    question = False
+    verification = False
+
+    @property
+    def budget(self) -> int:
+        return budget(self.optimal_steps)
+
+    def instantiate(self, rng: random.Random, difficulty: int = 1) -> tuple[Params, PhoneState]:
+        """A seeded instance: the parameters and the phone's initial state (a `TaskGenerator` payload)."""
+        del difficulty  # one level; AndroidWorld's difficulty is a property of the template
+        state = base_state(rng)
+        params = self.setup(rng, state)
+        return params, state
+
+    def setup(self, rng: random.Random, state: PhoneState) -> Params:
+        """Draw the parameters and adapt the initial state (targets, distractors)."""
+        raise NotImplementedError
+
+    def goal(self, p: Params) -> str:
+        raise NotImplementedError
+
+    def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
+        """Success on the simulator state (``answer``: the ``finished`` content, None before it)."""
+        raise NotImplementedError
+
+    def screen_check(self, p: Params, screen: Screen, answer: str | None) -> bool:
+        """Success read from the final screen alone (a world model's judge). By default, the answer of a
+        question, or every `evidence` text on the screen."""
+        if self.question:
+            return answer is not None and self.check(p, PhoneState(), answer)
+        if self.apps and screen.app not in {APP_LABELS.get(a) for a in self.apps}:
+            return False
+        shown = [e.text for e in screen.elements]
+        rows = [e.text for e in screen.elements if e.id.startswith("row_")]
+        present = all(any(want in t for t in shown) for want in self.evidence(p))
+        return present and not any(t.startswith(gone) for gone in self.absent(p) for t in rows)
+
+    def evidence(self, p: Params) -> list[str]:
+        """Texts the final screen shows when the task is done (the oracle ends on such a screen)."""
+        return []
+
+    def absent(self, p: Params) -> list[str]:
+        """Row-text prefixes the final screen (a list of the app) no longer shows when the task is done."""
+        return []
+
+    def plan(self, p: Params) -> Step:
+        raise NotImplementedError
+
+
+REGISTRY: dict[str, Template] = {}
+
+
+def register(*templates: Template) -> None:
+    for t in templates:
+        if t.name in REGISTRY:
+            raise ValueError(f"template {t.name!r} registered twice")
+        REGISTRY[t.name] = t

@@ -1,0 +1,277 @@
+"""`papergym/WorldModelGUI-v0`: MobileGUI's tasks with every transition from a pluggable world model, and
+WM-R1's imagination (``call_wm`` inside ``<think>``)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from papergym.core import info_keys as K
+from papergym.core.errors import BackendError
+from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
+from papergym.core.text_env import ObsMode, Turn
+from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
+from papergym.envs.mobile_gui.mobile_gui_env import HISTORY, MobileGUIEnv
+from papergym.envs.mobile_gui.oracle import Ctx, OracleError
+from papergym.envs.mobile_gui.render_html import render_html
+from papergym.envs.mobile_gui.render_text import render_text
+from papergym.envs.mobile_gui.views import Layout, Screen
+from papergym.envs.mobile_gui.world_models import SimulatorWorldModel, WMState
+
+N_WM_MAX = 5
+"""World-model calls per episode: WM-R1's ``env.n_wm_max=5`` (papers/envs.md §1.2)."""
+IMAGINED_NOTE = (
+    "The result of your imagined action is shown below. "
+    "Please continue your thinking or provide a final action."
+)
+"""WM-R1's message for an imagined turn (papers/envs.md §1.2)."""
+_CALL_WM = re.compile(r"<think>.*?call_wm\(action='(.*?)'\).*?</think>", re.DOTALL)
+WM_NOTE = (
+    "\nYou may imagine an action before committing: inside <think>...</think> write call_wm(action='...') "
+    "with an action in the format above and no Action: after </think>; the predicted screen comes back. "
+    "At most {n} such calls per episode."
+)
+
+
+@dataclass
+class _WM:
+    """The world-model side of the episode (snapshotted with the rest)."""
+
+    state: WMState
+    n_wm: int = 0
+
+
+class WorldModelGUIEnv(MobileGUIEnv):
+    """MobileGUI-v0's tasks played inside a world model.
+
+    ## Description
+    WM-R1's training setting (papers/envs.md §1.2): the agent never touches the real phone; each committed
+    action goes to a `WorldModel` (``world_model=``) whose predicted screen is the next observation. A turn
+    whose ``<think>`` holds ``call_wm(action='...')`` and that has no ``Action:`` after ``</think>`` is an
+    imagined turn: the predicted screen comes back, nothing is committed and the real step counter does not
+    move. A simulator copy runs the same committed actions for evaluation only: ``info["true_success"]``.
+
+    ## Observation
+    As MobileGUI-v0, the screen being the world model's prediction; an imagined turn's observation starts
+    with WM-R1's "The result of your imagined action is shown below..." line.
+
+    ## Action
+    MobileGUI-v0's WM-R1 actions, plus imagined ``call_wm(action='...')`` turns (at most ``n_wm_max``;
+    further calls are refused with a message and count as invalid).
+
+    ## Reward
+    ``outcome``: the judge's verdict at ``finished``: by default the template's final-screen check applied
+    to the predicted screen; or any judge with ``score(prompt, response, *, criterion, seed)``, e.g.
+    `JsonSuccessJudge` (WM-R1's JSON judge). ``format``: ``-format_penalty`` for an invalid action.
+    WM-R1's group reward is `papergym.credit.wm_r1.WMR1Reward`.
+
+    ## Episode End
+    Terminates at ``finished``; truncated when the task's real-step budget (MobileGUI-v0's rule) is spent or
+    when the world model or judge fails (``info["error"]``). Registered with ``max_episode_steps=200``, above
+    every budget (at most 88) plus ``n_wm_max`` imagined turns and room for invalid ones.
+
+    ## Arguments
+    - ``world_model``: any object with ``predict(state, action, *, seed)`` over `WMState` (default
+      `SimulatorWorldModel`; `NoisyWorldModel`, `CodeWorldModel(chat_model)`).
+    - ``judge``: ``"screen"`` (default) or a `Judge`. ``n_wm_max``: 5 (WM-R1).
+    - The rest as MobileGUI-v0 (``screen``, ``layout``, ``history``, ``element_ids``, ``templates``, ...).
+
+    ## Paper
+    WM-R1 (arXiv 2608.27508; papers/envs.md §1.2): imagination format and message, ``n_wm_max``, the judge's
+    JSON; Code2World (§1.3): the world model's HTML screens and prompt.
+
+    ## Version History
+    - v0: initial version.
+
+    >>> import gymnasium as gym, papergym
+    >>> env = gym.make("papergym/WorldModelGUI-v0")
+    >>> obs, info = env.reset(seed=0, options={"template": "SystemBluetoothTurnOn"})
+    >>> imagine = "<think>Try it. call_wm(action='open_app(app_name=\\"Settings\\")')</think>"
+    >>> obs, *_ = env.step(imagine)
+    >>> obs.startswith("The result of your imagined action")
+    True
+    >>> while True:
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+    ...     if terminated or truncated:
+    ...         break
+    >>> info["success"], info["true_success"], info["n_wm"], info["real_steps"]
+    (True, True, 1, 0)
+    """
+
+    def __init__(
+        self,
+        *,
+        world_model: Any | None = None,
+        judge: Any = "screen",
+        n_wm_max: int = N_WM_MAX,
+        screen: str = "text",
+        layout: str | Layout = "default",
+        history: int = HISTORY,
+        element_ids: bool = True,
+        templates: Any = None,
+        test_size: int = DEFAULT_SPLIT_SIZES["test"],
+        obs_mode: ObsMode = "text",
+        render_mode: str | None = None,
+        format_penalty: float = 0.1,
+    ) -> None:
+        if world_model is not None and not callable(getattr(world_model, "predict", None)):
+            raise ValueError("world_model needs a predict(state, action, *, seed) method")
+        if judge != "screen" and not callable(getattr(judge, "score", None)):
+            raise ValueError("judge must be 'screen' or have score(prompt, response, *, criterion, seed)")
+        if not isinstance(n_wm_max, int) or n_wm_max < 0:
+            raise ValueError(f"n_wm_max must be an int >= 0, got {n_wm_max!r}")
+        super().__init__(
+            screen=screen,
+            layout=layout,
+            history=history,
+            element_ids=element_ids,
+            templates=templates,
+            test_size=test_size,
+            obs_mode=obs_mode,
+            render_mode=render_mode,
+            format_penalty=format_penalty,
+        )
+        layout_name = self.layout.name if self.layout.name in ("default", "heldout") else "default"
+        self.world_model = world_model if world_model is not None else SimulatorWorldModel(layout_name)
+        self.judge = judge
+        self.n_wm_max = n_wm_max
+        self._wm: _WM | None = None
+
+    # ------------------------------------------------------------------ world-model state
+    @property
+    def wm(self) -> _WM:
+        if self._wm is None:
+            self._require_episode()
+        return self._wm  # type: ignore[return-value]
+
+    def current_screen(self) -> Screen:
+        """The predicted screen the agent sees."""
+        return self.wm.state.screen
+
+    def _render_screen(self) -> str:
+        screen = self.wm.state.screen if self._wm is not None else self.phone.screen
+        return render_text(screen) if self.screen_format == "text" else render_html(screen)
+
+    def _system_prompt(self, task: Task) -> str:
+        return super()._system_prompt(task) + WM_NOTE.format(n=self.n_wm_max)
+
+    def _start(self, task: Task) -> Turn:
+        self._wm = None
+        turn = super()._start(task)  # sets up the evaluation simulator and renders its first screen
+        goal = self.template.goal(self.params)
+        initial = getattr(self.world_model, "initial", None)
+        state = initial(goal, copy.deepcopy(self._s.phone)) if callable(initial) else None  # type: ignore[union-attr]
+        if not isinstance(state, WMState):
+            state = WMState(goal, self.phone.screen, None)
+        self._wm = _WM(state)
+        turn.info = {**turn.info, K.N_WM: 0, K.REAL_STEPS: 0}
+        return turn
+
+    def _seed(self) -> int:
+        return int(self.np_random.integers(2**31))
+
+    # ------------------------------------------------------------------ acting
+    def _act(self, action: str) -> Turn:
+        s = self._state_or_raise()
+        wm = self.wm
+        imagined = _CALL_WM.search(action)
+        info: dict[str, Any] = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget, K.REAL_STEPS: 0}
+        if imagined is not None and "Action:" not in action[action.rfind("</think>") :]:
+            s.pending = None
+            info[K.IMAGINED] = True
+            if wm.n_wm >= self.n_wm_max:
+                info[K.N_WM] = wm.n_wm
+                return self._invalid(
+                    f"World-model calls are used up ({self.n_wm_max}); commit an action.", **info
+                )
+            try:
+                predicted = self.world_model.predict(wm.state, imagined.group(1), seed=self._seed())
+            except BackendError as exc:
+                return self._fault(exc, info)
+            wm.n_wm += 1
+            info[K.N_WM] = wm.n_wm
+            screen = (
+                render_text(predicted.screen)
+                if self.screen_format == "text"
+                else render_html(predicted.screen)
+            )
+            return Turn(f"{IMAGINED_NOTE}\n{screen}", {"outcome": 0.0}, info=info, role="system")
+        info[K.IMAGINED] = False
+        info[K.N_WM] = wm.n_wm
+        try:
+            parsed = parse_action(action, element_ids=self.element_ids)
+        except ActionError as exc:
+            s.steps += 1
+            s.history.append(f"(invalid) {exc}")
+            return self._budget(self._invalid(self._observation(str(exc)), **info, **{K.PARSED_ACTION: None}))
+        pending, s.pending = s.pending, None
+        if pending is not None and pending[0] == action:
+            s.oracle_mem = pending[1]
+        s.steps += 1
+        self.phone.act(parsed)  # the evaluation simulator follows the same actions
+        if parsed.kind != "finished":
+            try:
+                wm.state = self.world_model.predict(wm.state, action, seed=self._seed())
+            except BackendError as exc:
+                return self._fault(exc, info)
+        s.history.append(format_action(parsed))
+        info[K.PARSED_ACTION] = parsed.to_dict()
+        if parsed.kind == "finished":
+            s.finished, s.answer = True, parsed.text
+            true = self.template.check(s.params, s.phone, s.answer)
+            try:
+                judged = self._judge()
+            except BackendError as exc:
+                return self._fault(exc, info)
+            s.judged = judged
+            info[K.TRUE_SUCCESS] = bool(true)
+            info[K.CHECKS] = {"judged": judged}
+            return Turn(
+                self._observation("Task finished."), {"outcome": float(judged)}, terminated=True, info=info
+            )
+        return self._budget(Turn(self._observation(""), {"outcome": 0.0}, info=info))
+
+    def _judge(self) -> bool:
+        s = self._state_or_raise()
+        screen = self.wm.state.screen
+        if self.judge == "screen":
+            return bool(self.template.screen_check(s.params, screen, s.answer))
+        response = render_text(screen) + (f"\n\nThe agent's answer: {s.answer}" if s.answer else "")
+        return self.judge.score(self.template.goal(s.params), response, seed=self._seed()) >= 0.5
+
+    def _fault(self, exc: BackendError, info: dict[str, Any]) -> Turn:
+        info[K.ERROR] = {"type": type(exc).__name__, "message": str(exc)[:500], "retryable": False}
+        return Turn(f"The world model failed: {exc}", {"outcome": 0.0}, truncated=True, info=info)
+
+    def success_check(self) -> bool:
+        s = self._state_or_raise()
+        return bool(s.finished and s.judged)
+
+    def oracle_action(self) -> str:
+        """The oracle's next action, reading the world model's screen (exact with `SimulatorWorldModel`)."""
+        s = self._state_or_raise()
+        mem = copy.deepcopy(s.oracle_mem)
+        plan = self.template.plan(s.params)
+        try:
+            action = plan.next(Ctx(self.wm.state.screen, mem, mem.setdefault("_plan", {})))
+        except (OracleError, ValueError, KeyError, IndexError):
+            # A noisy world model showed a screen the plan cannot read (a missing element, a garbled date):
+            # wait for the next prediction instead.
+            return "Thought: The screen is not what I expected.\nAction: wait()"
+        if action is None:
+            action = "Thought: Nothing is left to do.\nAction: finished(content='')"
+        s.pending = (action, mem)
+        return action
+
+    def _state(self) -> Any:
+        return (self._s, self._wm)
+
+    def _load_state(self, state: Any) -> None:
+        s, wm = state
+        super()._load_state(s)
+        self._wm = wm
+
+
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}]

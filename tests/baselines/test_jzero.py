@@ -1,0 +1,118 @@
+"""The J-Zero loop and its small trainable policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from papergym.baselines.jzero import JZeroConfig, JZeroLoop
+from papergym.baselines.jzero_policies import (
+    ChallengerPolicy,
+    Sample,
+    SoftmaxHeads,
+    SolverPolicy,
+    realize_answer,
+)
+from papergym.envs.selfplay import raw_env
+from papergym.envs.selfplay.writing import parse_constraints
+
+SMALL = JZeroConfig(briefs=3, challenger_group=2, group_size=3, eval_tasks=3, probes=4)
+
+
+def test_the_loop_runs_two_iterations_and_trains_every_role() -> None:
+    loop = JZeroLoop(SMALL)
+    judge_before = loop.judge.weights.copy()
+    solver_before = {k: v.detach().clone() for k, v in loop.solver.heads.logits.items()}
+    stats = loop.run(2)
+    assert [s.iteration for s in stats] == [0, 1] and loop.history == stats
+    for s in stats:
+        assert 0.0 <= s.hidden_quality <= 1.0 and 0.0 <= s.judge_agreement <= 1.0
+        assert -1.0 - 1.0 <= s.challenger_reward <= 1.0 and s.judge_pairs > 0
+    assert not np.allclose(loop.judge.weights, judge_before)
+    moved = [not bool((loop.solver.heads.logits[k] == v).all()) for k, v in solver_before.items()]
+    assert any(moved) or sum(s.kept_tasks for s in stats) == 0
+
+
+def test_frozen_roles_are_not_updated() -> None:
+    loop = JZeroLoop(SMALL, env_kwargs={"trainable": {"judge": False, "challenger": False}})
+    judge_before = loop.judge.weights.copy()
+    challenger_before = {k: v.detach().clone() for k, v in loop.challenger.heads.logits.items()}
+    loop.run(1)
+    assert np.array_equal(loop.judge.weights, judge_before) and loop.history[0].judge_loss == 0.0
+    assert all(bool((loop.challenger.heads.logits[k] == v).all()) for k, v in challenger_before.items())
+
+
+def test_benchmark_table_and_readme_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import selfplay_quality
+
+    results = {label: np.full((2, 3, 3), 0.5) for label in selfplay_quality.LABELS}
+    text = selfplay_quality.table(results, seeds=2)
+    assert "| init | 0.500 ± 0.000" in text and "| 2 |" in text
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n")
+    selfplay_quality.write(readme, text)
+    selfplay_quality.write(readme, text)  # rewriting replaces the section
+    assert readme.read_text().count(selfplay_quality.BEGIN) == 1
+
+
+def test_the_loop_is_deterministic_given_its_seed() -> None:
+    def run(seed: int) -> list[tuple[float, float, float]]:
+        loop = JZeroLoop(
+            JZeroConfig(briefs=2, challenger_group=2, group_size=2, eval_tasks=2, probes=3, seed=seed)
+        )
+        return [(s.hidden_quality, s.judge_agreement, s.challenger_reward) for s in loop.run(1)]
+
+    assert run(1) == run(1)
+    with pytest.raises(ValueError, match="band"):
+        JZeroLoop(JZeroConfig(band=(0.8, 0.2)))
+    with pytest.raises(ValueError, match="judge_pool"):
+        JZeroLoop(JZeroConfig(judge_pool="some"))
+
+
+def test_grpo_update_raises_the_probability_of_the_advantaged_choice() -> None:
+    heads = SoftmaxHeads({"h": (1, 3)}, lr=0.1, epochs=4)
+    samples = [Sample("a", [("h", 0, 0)]), Sample("b", [("h", 0, 1)]), Sample("c", [("h", 0, 2)])]
+    for _ in range(5):
+        heads.update(samples, [1.0, -0.5, -0.5])
+    probs = heads.probabilities("h")
+    assert probs[0] > 0.6 and probs[1] < 0.25
+    assert heads.update([Sample("x")], [1.0]) == 0.0
+    with pytest.raises(ValueError):
+        heads.update(samples, [1.0])
+
+
+def test_policies_write_well_formed_actions_for_the_env() -> None:
+    env = raw_env(domains=("writing", "math"), group_size=2)
+    challenger, solver, rng = ChallengerPolicy(), SolverPolicy(), np.random.default_rng(0)
+    for seed in range(8):
+        env.reset(seed=seed)
+        sample = challenger.act(env.observe("challenger"), rng)
+        env.step(sample.text)
+        assert env.game.active == "solver", sample.text  # always parseable
+        if env.game.round.domain == "writing":
+            assert sample.decisions and parse_constraints(env.game.round.task) is not None
+        answers = [solver.act(env.observe("solver"), rng) for _ in range(2)]
+        for a in answers:
+            env.step(a.text)
+        assert env.game.active == "judge"
+
+
+def test_realize_answer_applies_each_treatment() -> None:
+    task = "Write about the harbor boats.\ninclude: tide\nend_with: ?\nmin_words: 12\nbullets: 2"
+    text = realize_answer(
+        task,
+        4,
+        "task_words",
+        [
+            ("mention", "include", "tide"),
+            ("end", "end_with", "?"),
+            ("pad_to", "min_words", "12"),
+            ("bullets", "bullets", "2"),
+        ],
+    )
+    constraints = parse_constraints(task)
+    assert constraints is not None and all(c.check(text) for c in constraints), text
+    assert realize_answer(task, 4, "repeat", []) == "Harbor harbor harbor harbor."

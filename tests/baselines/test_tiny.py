@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import papergym  # noqa: F401  (registers the ids)
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from papergym.baselines import tiny  # noqa: E402
+
+
+def test_tokenizer_is_trained_bpe_and_round_trips() -> None:
+    tok = tiny.build_tokenizer()
+    env = gym.make("papergym/SearchCritic-v0", n_passages=2000)
+    observation, _ = env.reset(seed=0)
+    ids = tok(observation, add_special_tokens=False)["input_ids"]
+    assert tok.decode(ids) == observation
+    assert len(ids) < len(observation.encode()) / 3  # merges learnt from env texts, not bytes
+    weird = "naïve ünïcödé ✓ 🤖 \x00 tab\tend"
+    assert tok.decode(tok(weird, add_special_tokens=False)["input_ids"]) == weird
+    assert tok.convert_ids_to_tokens(tok("123", add_special_tokens=False)["input_ids"]) == ["1", "2", "3"]
+
+
+def test_chat_template_renders_tools_and_parses_tool_calls() -> None:
+    tok = tiny.build_tokenizer()
+    tool = {"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Find X."},
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
+         "function": {"name": "search", "arguments": {"query": ["X"]}}}]},
+        {"role": "tool", "name": "search", "content": "X is 3."},
+    ]  # fmt: skip
+    text = tok.apply_chat_template(messages, tools=[tool], tokenize=False, add_generation_prompt=True)
+    assert text.startswith("<|im_start|>system\nBe brief.") and '"name": "search"' in text
+    assert '<tool_call>{"name": "search", "arguments": {"query": ["X"]}}</tool_call>' in text
+    assert "<|im_start|>tool\nX is 3.<|im_end|>" in text and text.endswith("<|im_start|>assistant\n")
+    reply = '<tool_call>{"name": "search", "arguments": {"query": ["Y"]}}</tool_call><|im_end|>'
+    parsed = tok.parse_response(reply, prefix="")
+    assert parsed["tool_calls"][0]["function"] == {"name": "search", "arguments": {"query": ["Y"]}}
+    trl_utils = pytest.importorskip("trl.chat_template_utils")
+    assert trl_utils.supports_tool_calling(tok)
+    assert trl_utils.is_chat_template_prefix_preserving(tok)
+
+
+def test_build_tiny_is_seeded_privately_and_reloads(tmp_path: Path) -> None:
+    state = torch.random.get_rng_state()
+    model, _ = tiny.build_tiny(tmp_path / "a", hidden=32, layers=1, seed=3)
+    assert torch.equal(state, torch.random.get_rng_state())  # the caller's RNG is untouched
+    again, _ = tiny.build_tiny(hidden=32, layers=1, seed=3)
+    other, _ = tiny.build_tiny(hidden=32, layers=1, seed=4)
+    assert model.config.max_position_embeddings >= 4096
+    first = dict(model.named_parameters())
+    assert all(torch.equal(p, first[n]) for n, p in again.named_parameters())
+    assert not all(torch.equal(p, first[n]) for n, p in other.named_parameters())
+    loaded, loaded_tok = tiny.load_model(tmp_path / "a")
+    assert all(torch.equal(p, first[n]) for n, p in loaded.named_parameters())
+    assert loaded_tok.chat_template == tiny.CHAT_TEMPLATE
+    with pytest.raises(ValueError, match="safetensors"):
+        tiny.load_model(tmp_path)
