@@ -96,7 +96,8 @@ class VoiceServiceEnv(ServiceAgentEnv):
     SpeechGym (arXiv 2608.26432; papers/envs.md §2), on tau2-bench (§2.2).
 
     ## Version History
-    - v0: retail; channels audio, transcript, simulated, text.
+    - v0: retail, airline, telecom (the user's device tools run inside the user simulator; only its
+      words are spoken); channels audio, transcript, simulated, text.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/VoiceService-v0", channel="simulated")
@@ -244,6 +245,8 @@ class VoiceServiceEnv(ServiceAgentEnv):
 
     def _act(self, action: str) -> Turn:
         pending = self._v.agent_audio
+        if pending is not None and getattr(self._require(), "failure", None) is not None:
+            self._v.agent_audio = pending = None  # the user failed at reset: the service env truncates
         if pending is None:
             return super()._act(action)
         if pending is _MISSING:
@@ -326,7 +329,10 @@ _MISSING = object()
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [
     {"channel": "simulated"},
+    {"channel": "simulated", "domain": "airline"},
+    {"channel": "simulated", "domain": "telecom"},
     {"channel": "transcript"},
     {"channel": "audio"},
 ]
-"""The channels the contract tests cover (audio and transcript with `contract_budget` sizes)."""
+"""The channels and service domains the contract tests cover (real speech on retail only, with
+`contract_budget` sizes: every turn costs real TTS and ASR)."""
