@@ -205,16 +205,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo_episodes(env_id: str, variant: Mapping[str, Any], episodes: int) -> int:
+    """The demo's episodes for one variant: fewer where the env asks (``contract_budget``, real speech)."""
+    env = gym.make(env_id, **variant)
+    try:
+        budget = getattr(env.unwrapped, "contract_budget", None) or {}
+    finally:
+        env.close()
+    return min(episodes, int(budget.get("demo_episodes", episodes)))
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     rows = []
     for entry in papergym.CATALOGUE:
         for variant in entry.contract_variants():
+            label = ", ".join(f"{k}={v}" for k, v in variant.items()) or "default"
+            try:
+                episodes = _demo_episodes(entry.id, variant, args.episodes)
+            except DependencyNotInstalled as exc:
+                rows.append((entry.id, label, "-", f"skipped: {exc}", ""))
+                continue
             cells = [
                 _summary(
                     evaluate(
                         entry.id,
                         p,
-                        episodes=args.episodes,
+                        episodes=episodes,
                         seed=args.seed,
                         env_kwargs=variant,
                         progress=False,
@@ -222,14 +238,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 )
                 for p in ("oracle", "random")
             ]
-            label = ", ".join(f"{k}={v}" for k, v in variant.items()) or "default"
-            rows.append((entry.id, label, *cells))
-    header = ("id", "variant", "oracle success [95% CI]", "random success [95% CI]")
+            rows.append((entry.id, label, str(episodes), *cells))
+    header = ("id", "variant", "n", "oracle success [95% CI]", "random success [95% CI]")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    last_seed = args.seed + args.episodes - 1
-    print(f"Success over {args.episodes} episodes per cell (seeds {args.seed}..{last_seed}):")
+    print(
+        f"Success over n episodes per cell (seeds {args.seed}..{args.seed}+n-1; n = {args.episodes}, "
+        "fewer on the real-speech channels, where every turn runs TTS and ASR):"
+    )
     for row in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 

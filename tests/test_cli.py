@@ -9,6 +9,7 @@ import pytest
 
 import papergym
 from papergym.cli import main, parse_env_kwargs, wilson_interval
+from papergym.core.errors import DependencyNotInstalled
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,12 +41,31 @@ def test_eval_random_policy_mostly_fails(tmp_path: Path) -> None:
 
 
 def test_demo_prints_a_success_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--episodes", "3"]) == 0
+    assert main(["demo", "--episodes", "6"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    rows = [line for line in lines if line.startswith("papergym/")]
+    rows = [line.split("  ") for line in lines if line.startswith("papergym/")]
+    rows = [[cell.strip() for cell in row if cell.strip()] for row in rows]
     assert len(rows) == sum(len(e.contract_variants()) for e in papergym.CATALOGUE)
     # the oracle column: success 1.000 with its interval, for every id and variant
-    assert all(re.search(r"\s1\.000 \[0\.\d+, 1\.000\]\s", row) for row in rows), rows
+    assert all(re.fullmatch(r"1\.000 \[0\.\d+, 1\.000\]", row[3]) for row in rows), rows
+    # real speech runs fewer episodes (its contract_budget), everything else the asked number
+    episodes = {(row[0], row[1]): int(row[2]) for row in rows}
+    speech = {k for k in episodes if k[0] == "papergym/VoiceService-v0" and "simulated" not in k[1]}
+    assert speech and all(episodes[k] == 5 for k in speech)
+    assert all(n == 6 for k, n in episodes.items() if k not in speech)
+
+
+def test_demo_reports_an_env_whose_extra_is_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def missing(*args: object, **kwargs: object) -> None:
+        raise DependencyNotInstalled('pip install "papergym[audio]"')
+
+    monkeypatch.setattr(papergym, "CATALOGUE", papergym.CATALOGUE[:1])
+    monkeypatch.setattr("papergym.cli._demo_episodes", missing)
+    assert main(["demo", "--episodes", "2"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("papergym/")]
+    assert rows and all('skipped: pip install "papergym[audio]"' in row for row in rows)
 
 
 def test_play_reads_actions_from_the_terminal(

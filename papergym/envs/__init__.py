@@ -114,6 +114,15 @@ CATALOGUE: tuple[EnvEntry, ...] = (
         200,  # every real-step budget (<= 88) + n_wm_max imagined turns (5) + room for invalid turns
         "papergym.envs.mobile_gui.world_model_env:CONTRACT_VARIANTS",
     ),
+    EnvEntry(
+        "papergym/VoiceService-v0",
+        "papergym.envs.voice.voice_env:VoiceServiceEnv",
+        "SpeechGym: the tau2 service tasks spoken and heard through an offline speech channel",
+        "the service env with user and agent talking through TTS -> (noise) -> ASR; tools stay text",
+        "Piper TTS + faster-whisper tiny.en from wheels (or espeak-ng + pocketsphinx); scripted user",
+        100,  # tau2's orchestrator max_steps
+        "papergym.envs.voice.voice_env:CONTRACT_VARIANTS",
+    ),
 )
 
 for _entry in CATALOGUE:

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from papergym.wrappers.four_cell import FourCellReward
+from papergym.wrappers.process_reward import ProcessReward
 
-__all__ = ["FourCellReward"]
+__all__ = ["FourCellReward", "ProcessReward"]
