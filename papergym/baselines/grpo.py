@@ -414,7 +414,8 @@ def main(
             "reward": float(reward_t.mean()),
             "success": float(np.mean([t.success for t in trajectories])),
             "nonzero_variance_share": float(nonzero_variance_groups(reward_t).float().mean()),
-            "loss": loss_value,
+            "loss": loss_value,  # NaN (null in metrics.jsonl) on a step without an update
+            "updated": bool(rows),  # False when every group was dropped (all members scored alike)
             "clip_fraction": stats.clip_fraction if stats else 0.0,
             "kl": stats.mean_kl if stats else 0.0,
             "action_tokens": float(np.mean([np.mean(e.action_lengths or [0]) for e in episodes])),

@@ -115,7 +115,7 @@ class Run:
         """Append one record (``{"step": step, **metrics}``) to the JSONL, the bar and TensorBoard."""
         record = {"step": int(step), **{k: _plain(v) for k, v in metrics.items()}}
         with self.metrics_path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
+            f.write(json.dumps(record, allow_nan=False) + "\n")
         if self._bar is not None:
             shown = {k: v for k, v in record.items() if isinstance(v, float)}
             self._bar.set_postfix({k: f"{v:.3g}" for k, v in list(shown.items())[:4]}, refresh=False)
@@ -172,8 +172,11 @@ def latest_checkpoint(out: str | Path) -> Path | None:
 
 
 def _plain(value: Any) -> Any:
+    """A JSON value: tensors and numpy scalars as numbers, NaN / inf as null (strict JSON)."""
     if hasattr(value, "item") and callable(value.item):
-        return value.item()
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 
@@ -201,7 +204,7 @@ def plot_curves(metrics: str | Path, png: str | Path, *, keys: Sequence[str] | N
     numeric = [
         k
         for k in dict.fromkeys(k for r in records for k in r)
-        if k != "step" and all(isinstance(r.get(k, 0.0), (int, float)) for r in records)
+        if k != "step" and all(isinstance(r.get(k), (int, float, type(None))) for r in records)
     ]
     shown = list(keys) if keys is not None else numeric[:12]
     cols = min(3, len(shown)) or 1

@@ -239,3 +239,14 @@ def test_train_command(tiny_dir: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(printed.strip().splitlines()[-1])["out"] == str(out)
     with pytest.raises(SystemExit):
         main(["train", "nope"])
+
+
+def test_a_step_without_an_update_logs_strict_json_and_still_draws(tmp_path: Path) -> None:
+    from papergym.baselines.run import Run
+
+    run = Run(tmp_path / "run", total_steps=2, progress=False)
+    run.log(0, {"loss": 0.5, "updated": True})
+    run.log(1, {"loss": float("nan"), "updated": False})  # every group dropped: no loss
+    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert json.loads(lines[1], parse_constant=pytest.fail) == {"step": 1, "loss": None, "updated": False}
+    assert run.finish() == tmp_path / "run" / "curves.png"
