@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import runpy
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -303,7 +303,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Write the speed tables: per-id latency (env_speed.py), then scale-out and memory (scaleout.py)."""
+    """Write the speed tables: per-id latency (env_speed.py), then scale-out and memory (scaleout.py).
+
+    Each script runs in its own interpreter, as ``python benchmarks/X.py`` would (its folder on the path,
+    a fresh process for the memory figures).
+    """
     folder = Path(__file__).resolve().parents[1] / "benchmarks"
     scripts = [
         ("env_speed.py", ["--repeats", str(args.repeats)]),
@@ -313,8 +317,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         script = folder / name
         if not script.exists():
             raise SystemExit(f"papergym bench runs benchmarks/{name} from a source checkout; none found")
-        sys.argv = [str(script), *(["--write", args.write] if args.write else []), *extra]
-        runpy.run_path(str(script), run_name="__main__")
+        write = ["--write", str(Path(args.write).resolve())] if args.write else []
+        done = subprocess.run([sys.executable, str(script), *write, *extra], check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"benchmarks/{name} failed (exit status {done.returncode})")
     return 0
 
 

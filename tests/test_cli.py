@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -108,3 +109,38 @@ def test_env_speed_benchmark_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     stats = env_speed.time_env(gym.make("papergym/Reasoning-v0"), repeats=20)
     assert stats["reset_p50"] > 0 and stats["steps_per_s"] > 0
     assert sys.modules["env_speed"] is env_speed
+
+
+@pytest.mark.parametrize(
+    "script",
+    sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if p.name != "readme_section.py"),
+)
+def test_every_benchmark_script_starts_as_a_script(script: str) -> None:
+    """`python benchmarks/X.py --help` imports all the script imports, as `papergym bench` runs it."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT.parent,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage:" in done.stdout
+
+
+def test_bench_runs_both_scripts_in_their_own_interpreter(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    calls = []
+    monkeypatch.setattr(
+        "papergym.cli.subprocess.run",
+        lambda cmd, check: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0),
+    )
+    assert main(["bench", "--write", str(tmp_path / "R.md"), "--repeats", "7", "--episodes", "3"]) == 0
+    assert [Path(c[1]).name for c in calls] == ["env_speed.py", "scaleout.py"]
+    assert all(c[0] == sys.executable and c[2:4] == ["--write", str(tmp_path / "R.md")] for c in calls)
+    assert calls[0][4:] == ["--repeats", "7"] and calls[1][4:] == ["--episodes", "3"]
+
+    monkeypatch.setattr("papergym.cli.subprocess.run", lambda cmd, check: subprocess.CompletedProcess(cmd, 3))
+    with pytest.raises(SystemExit, match=r"env_speed\.py failed"):
+        main(["bench"])
