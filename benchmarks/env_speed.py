@@ -49,6 +49,12 @@ ANCHOR_FIGURES = {
 }
 
 
+# Ids timed with other than their default kwargs: VoiceService-v0's default channel is real speech (Piper
+# TTS + Whisper ASR on every user turn, seconds per episode; its cost is the RTF table of
+# benchmarks/voice_channel.py), so its row times the calibrated simulated channel, the training channel.
+SPEED_KWARGS = {"papergym/VoiceService-v0": {"channel": "simulated"}}
+
+
 def _pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -127,13 +133,15 @@ def table(repeats: int, anchor_python: str | None) -> str:
     ]
     math_episode = None
     for entry in papergym.CATALOGUE:
-        made = gym.make(entry.id)
+        kwargs = SPEED_KWARGS.get(entry.id, {})
+        made = gym.make(entry.id, **kwargs)
+        shown = entry.id + "".join(f" `{k}={v}`" for k, v in kwargs.items())
         for label, env in (("raw", made.unwrapped), ("gym.make", made)):
             r = time_env(env, repeats)
             if entry.id == "papergym/Reasoning-v0" and label == "raw":
                 math_episode = r["episode_p50"]
             lines.append(
-                f"| {entry.id} | {label} | {r['reset_p50']:.1f} / {r['reset_p95']:.1f} | "
+                f"| {shown} | {label} | {r['reset_p50']:.1f} / {r['reset_p95']:.1f} | "
                 f"{r['step_p50']:.1f} / {r['step_p95']:.1f} | {r['episode_p50']:.1f} | "
                 f"{r['stream_episode_p50']:.1f} | "
                 f"{r['steps_per_s']:,.0f} | {ANCHOR_FIGURES.get(entry.id, '–')} |"
@@ -141,7 +149,9 @@ def table(repeats: int, anchor_python: str | None) -> str:
         made.close()
     notes = [
         "",
-        f'Oracle policy, default kwargs (Reasoning-v0: `domain="math"`, difficulty drawn per episode), '
+        f'Oracle policy, default kwargs except where shown (Reasoning-v0: `domain="math"`, difficulty drawn '
+        "per episode; VoiceService-v0 on its simulated channel: real speech costs seconds per episode, see "
+        "the voice channel section), "
         f"{repeats} episodes per row after a 10% warm-up, one process, one core. "
         f"Python {platform.python_version()}, gymnasium {gym.__version__}, {os.cpu_count()} CPUs "
         f"({platform.machine()}).",
