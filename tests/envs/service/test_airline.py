@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from typing import Any
 
 import gymnasium as gym
@@ -14,6 +13,12 @@ from papergym.core import info_keys as K
 from papergym.core.tool_calls import ToolCall
 from papergym.envs.service.airline.templates import TEMPLATES
 from papergym.envs.service.service_env import ServiceAgentEnv
+from tests.envs.service.oracle_play import (
+    assert_oracle_solves,
+    assert_templates_cover_both_splits,
+    play_oracle,
+    task_ids_by_template,
+)
 
 PER_TEMPLATE = 2
 NO_USER = {"info_flight_status", "info_airport_code", "info_seats"}
@@ -24,22 +29,7 @@ def _env(**kwargs: Any) -> ServiceAgentEnv:
     return gym.make("papergym/ServiceAgent-v0", domain="airline", **kwargs).unwrapped
 
 
-def _task_ids() -> dict[tuple[str, str], list[str]]:
-    """Task ids by (template, split): the first PER_TEMPLATE of each among the first indices."""
-    env = _env()
-    found: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for split in ("train", "test"):
-        for index in range(1000):
-            task = env.generated_task(split, index)
-            ids = found[(task.template, split)]
-            if len(ids) < PER_TEMPLATE:
-                ids.append(task.id)
-            if all(len(found[(t.name, split)]) >= PER_TEMPLATE for t in TEMPLATES):
-                break
-    return found
-
-
-TASK_IDS = _task_ids()
+TASK_IDS = task_ids_by_template(_env(), TEMPLATES, per_template=PER_TEMPLATE)
 
 
 def _first(template: str) -> str:
@@ -50,34 +40,15 @@ def _call(action: str) -> dict[str, Any]:
     return json.loads(action[len("<tool_call>") : -len("</tool_call>")])
 
 
-def _play(env: ServiceAgentEnv, task_id: str, edit: Any = None) -> tuple[float, dict[str, Any], list[str]]:
-    """Run the oracle (its actions optionally rewritten by ``edit(action) -> list[str]``)."""
-    env.reset(options={"task_id": task_id})
-    actions: list[str] = []
-    while True:
-        action = env.oracle_action()
-        for a in edit(action) if edit is not None else [action]:
-            actions.append(a)
-            _, reward, terminated, truncated, info = env.step(a)
-            if terminated or truncated:
-                return reward, info, actions
-
-
 def test_there_are_at_least_30_templates_and_some_use_values_read_early() -> None:
-    assert len(TEMPLATES) >= 30 and len({t.name for t in TEMPLATES}) == len(TEMPLATES)
-    assert sum(t.delayed for t in TEMPLATES) >= 10
-    missing = [(t.name, s) for t in TEMPLATES for s in ("train", "test") if not TASK_IDS[(t.name, s)]]
-    assert not missing, f"templates never drawn: {missing}"
+    assert_templates_cover_both_splits(TEMPLATES, TASK_IDS)
 
 
 @pytest.mark.parametrize("template", [t.name for t in TEMPLATES])
 def test_the_oracle_solves_every_template_in_both_splits(template: str) -> None:
     env = _env()
     for split in ("train", "test"):
-        for task_id in TASK_IDS[(template, split)]:
-            reward, info, _ = _play(env, task_id)
-            assert reward == 1.0 and info[K.SUCCESS], (task_id, info)
-            assert all(info[K.CHECKS].values()) and info[K.UNEVALUATED] == []
+        assert_oracle_solves(env, TASK_IDS[(template, split)])
 
 
 def test_writes_of_every_kind_are_exercised_by_the_templates() -> None:
@@ -129,7 +100,7 @@ def test_a_wrong_write_scores_zero_through_the_db_check() -> None:
         call["arguments"]["passengers"][0] = {**call["arguments"]["passengers"][0], "dob": "1900-01-01"}
         return [ToolCall(call["name"], call["arguments"]).format()]
 
-    reward, info, actions = _play(_env(), _first("change_passenger"), rename)
+    reward, info, actions = play_oracle(_env(), _first("change_passenger"), rename)
     assert any("1900-01-01" in a for a in actions)
     assert reward == 0.0 and info[K.CHECKS]["db"] is False and not info[K.SUCCESS]
 
@@ -145,7 +116,7 @@ def test_an_extra_write_scores_zero_through_the_db_check() -> None:
     task_id = _first("cancel_recent")
     env.reset(options={"task_id": task_id})
     add_certificate.user = env._s.task.criteria.actions[0].arguments["user_id"]  # type: ignore[attr-defined]
-    reward, info, actions = _play(env, task_id, add_certificate)
+    reward, info, actions = play_oracle(env, task_id, add_certificate)
     assert any("send_certificate" in a for a in actions)
     assert reward == 0.0 and info[K.CHECKS] == {"db": False, "communicate": True}
 
@@ -154,7 +125,7 @@ def test_a_missing_communication_scores_zero() -> None:
     def mute(action: str) -> list[str]:
         return ["Your balance is shown in your profile."] if action.startswith("Your gift card") else [action]
 
-    reward, info, _ = _play(_env(), _first("info_gift_card"), mute)
+    reward, info, _ = play_oracle(_env(), _first("info_gift_card"), mute)
     assert reward == 0.0 and info[K.CHECKS] == {"db": True, "communicate": False}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from typing import Any
 
 import gymnasium as gym
@@ -19,6 +18,12 @@ from papergym.envs.service.service_env import ServiceAgentEnv
 from papergym.envs.service.user import ModelUser, ScriptedUser
 from tests.backends.fake_openai_server import FakeOpenAIServer, reply_text
 from tests.backends.scripted import ScriptedChat
+from tests.envs.service.oracle_play import (
+    assert_oracle_solves,
+    assert_templates_cover_both_splits,
+    play_oracle,
+    task_ids_by_template,
+)
 
 PER_TEMPLATE = 2
 
@@ -27,52 +32,18 @@ def _env(**kwargs: Any) -> ServiceAgentEnv:
     return gym.make("papergym/ServiceAgent-v0", **kwargs).unwrapped
 
 
-def _task_ids() -> dict[tuple[str, str], list[str]]:
-    """Task ids by (template, split): the first PER_TEMPLATE of each among the first indices."""
-    env = _env()
-    found: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for split in ("train", "test"):
-        for index in range(1000):
-            task = env.generated_task(split, index)
-            ids = found[(task.template, split)]
-            if len(ids) < PER_TEMPLATE:
-                ids.append(task.id)
-            if all(len(found[(t.name, split)]) >= PER_TEMPLATE for t in TEMPLATES):
-                break
-    return found
-
-
-TASK_IDS = _task_ids()
-
-
-def _play(env: ServiceAgentEnv, task_id: str, edit: Any = None) -> tuple[float, dict[str, Any], list[str]]:
-    """Run the oracle (its actions optionally rewritten by ``edit(action) -> list[str]``)."""
-    env.reset(options={"task_id": task_id})
-    actions: list[str] = []
-    while True:
-        action = env.oracle_action()
-        for a in edit(action) if edit is not None else [action]:
-            actions.append(a)
-            _, reward, terminated, truncated, info = env.step(a)
-            if terminated or truncated:
-                return reward, info, actions
+TASK_IDS = task_ids_by_template(_env(), TEMPLATES, per_template=PER_TEMPLATE)
 
 
 def test_there_are_at_least_30_templates_and_some_use_values_read_early() -> None:
-    assert len(TEMPLATES) >= 30 and len({t.name for t in TEMPLATES}) == len(TEMPLATES)
-    assert sum(t.delayed for t in TEMPLATES) >= 10
-    missing = [(t.name, s) for t in TEMPLATES for s in ("train", "test") if not TASK_IDS[(t.name, s)]]
-    assert not missing, f"templates never drawn: {missing}"
+    assert_templates_cover_both_splits(TEMPLATES, TASK_IDS)
 
 
 @pytest.mark.parametrize("template", [t.name for t in TEMPLATES])
 def test_the_oracle_solves_every_template_in_both_splits(template: str) -> None:
     env = _env()
     for split in ("train", "test"):
-        for task_id in TASK_IDS[(template, split)]:
-            reward, info, _ = _play(env, task_id)
-            assert reward == 1.0 and info[K.SUCCESS], (task_id, info)
-            assert all(info[K.CHECKS].values()) and info[K.UNEVALUATED] == []
+        assert_oracle_solves(env, TASK_IDS[(template, split)])
 
 
 def test_splits_use_disjoint_users() -> None:
@@ -106,7 +77,7 @@ def test_a_wrong_write_scores_zero_through_the_db_check() -> None:
             else [action]
         )
 
-    reward, info, _ = _play(_env(), _first("cancel_no_longer_needed"), wrong_reason)
+    reward, info, _ = play_oracle(_env(), _first("cancel_no_longer_needed"), wrong_reason)
     assert reward == 0.0 and info[K.CHECKS]["db"] is False and not info[K.SUCCESS]
 
 
@@ -132,7 +103,7 @@ def test_an_extra_write_scores_zero_through_the_db_check() -> None:
             return [action, call.format()]
         return [action]
 
-    reward, info, actions = _play(env, _first("cancel_no_longer_needed"), add_write)
+    reward, info, actions = play_oracle(env, _first("cancel_no_longer_needed"), add_write)
     assert any("1 Extra Road" in a for a in actions)
     assert reward == 0.0 and info[K.CHECKS] == {"db": False, "communicate": True}
 
@@ -141,7 +112,7 @@ def test_a_missing_communication_scores_zero() -> None:
     def mute(action: str) -> list[str]:
         return ["Your tracking number is ready."] if action.startswith("The tracking id") else [action]
 
-    reward, info, _ = _play(_env(), _first("info_tracking"), mute)
+    reward, info, _ = play_oracle(_env(), _first("info_tracking"), mute)
     assert reward == 0.0 and info[K.CHECKS] == {"db": True, "communicate": False}
 
 
@@ -161,7 +132,7 @@ def test_a_forbidden_write_fails_the_scripted_nl_assertion_and_is_refused_by_the
             ]
         return [action]
 
-    reward, info, _ = _play(env, task_id, try_cancel)
+    reward, info, _ = play_oracle(env, task_id, try_cancel)
     assert reward == 0.0 and info[K.CHECKS]["nl_assertion"] is False and info[K.CHECKS]["db"] is True
 
 

@@ -18,6 +18,11 @@ from papergym.envs.service.telecom import TelecomTools
 from papergym.envs.service.telecom.data import generate_telecom_db, load_telecom_toml
 from papergym.envs.service.telecom.templates import TEMPLATES
 from papergym.envs.service.telecom.user import device_requests
+from tests.envs.service.oracle_play import (
+    assert_templates_cover_both_splits,
+    play_oracle,
+    task_ids_by_template,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tau2_telecom"
 
@@ -26,46 +31,19 @@ def _env(**kwargs: Any) -> ServiceAgentEnv:
     return gym.make("papergym/ServiceAgent-v0", domain="telecom", **kwargs).unwrapped
 
 
-def _task_ids() -> dict[tuple[str, str], str]:
-    env = _env()
-    found: dict[tuple[str, str], str] = {}
-    for split in ("train", "test"):
-        for index in range(2000):
-            task = env.generated_task(split, index)
-            found.setdefault((task.template, split), task.id)
-            if all((t.name, split) in found for t in TEMPLATES):
-                break
-    return found
-
-
-TASK_IDS = _task_ids()
-
-
-def _play(env: ServiceAgentEnv, task_id: str, edit: Any = None) -> tuple[float, dict[str, Any], list[str]]:
-    env.reset(options={"task_id": task_id})
-    actions: list[str] = []
-    while True:
-        action = env.oracle_action()
-        for a in edit(action) if edit is not None else [action]:
-            actions.append(a)
-            _, reward, terminated, truncated, info = env.step(a)
-            if terminated or truncated:
-                return reward, info, actions
+TASK_IDS = task_ids_by_template(_env(), TEMPLATES, per_template=1)
 
 
 def test_templates_count_and_coverage() -> None:
-    assert len(TEMPLATES) >= 30 and len({t.name for t in TEMPLATES}) == len(TEMPLATES)
-    assert sum(t.delayed for t in TEMPLATES) >= 10
-    missing = [(t.name, s) for t in TEMPLATES for s in ("train", "test") if (t.name, s) not in TASK_IDS]
-    assert not missing
+    assert_templates_cover_both_splits(TEMPLATES, TASK_IDS)
 
 
 @pytest.mark.parametrize("template", [t.name for t in TEMPLATES])
 def test_oracle_solves_every_template_in_both_splits_and_fails_one_action_short(template: str) -> None:
     env = _env()
     for split in ("train", "test"):
-        task_id = TASK_IDS[(template, split)]
-        reward, info, actions = _play(env, task_id)
+        task_id = TASK_IDS[(template, split)][0]
+        reward, info, actions = play_oracle(env, task_id)
         assert reward == 1.0 and info[K.SUCCESS] and all(info[K.CHECKS].values()), (task_id, info)
         env.reset(options={"task_id": task_id})
         assert not env.success_check()
@@ -97,13 +75,13 @@ def _without(skip: str) -> Any:
     ],
 )
 def test_skipping_one_device_fix_fails(template: str, skip: str) -> None:
-    reward, info, actions = _play(_env(), TASK_IDS[(template, "train")], _without(skip))
+    reward, info, actions = play_oracle(_env(), TASK_IDS[(template, "train")][0], _without(skip))
     assert "Thanks, one moment." in actions and reward == 0.0 and not info[K.SUCCESS]
 
 
 def test_a_wrong_account_write_fails() -> None:
     env = _env()
-    task_id = TASK_IDS[("data:roaming_line", "train")]
+    task_id = TASK_IDS[("data:roaming_line", "train")][0]
 
     def edit(action: str) -> list[str]:
         if "enable_roaming" in action:  # the oracle's write, then a wrong suspension of the same line
@@ -113,13 +91,13 @@ def test_a_wrong_account_write_fails() -> None:
             ]
         return [action]
 
-    reward, _, actions = _play(env, task_id, edit)
+    reward, _, actions = play_oracle(env, task_id, edit)
     assert any("suspend_line" in a for a in actions) and reward == 0.0
 
 
 def test_the_agent_cannot_call_device_tools_and_the_user_reports_the_phone() -> None:
     env = _env()
-    env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")]})
+    env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")][0]})
     obs, *_, info = env.step('<tool_call>{"name": "toggle_airplane_mode", "arguments": {}}</tool_call>')
     assert "unknown tool" in obs and info[K.INVALID_ACTION]
     obs, *_ = env.step("Please check your status bar.")
@@ -186,15 +164,15 @@ def test_tau2_fixture_tasks_load_and_replay() -> None:
         "[mobile_data]data_refuel",
     ]
     for task_id in ids:
-        reward, info, actions = _play(env, task_id)
+        reward, info, actions = play_oracle(env, task_id)
         assert reward == 1.0 and info[K.SUCCESS], (task_id, info, actions)
     # The user's own gold actions are asked of the user and run on the phone.
-    reward, info, actions = _play(env, "[service]overdue_bill")
+    reward, info, actions = play_oracle(env, "[service]overdue_bill")
     assert "Please do this on your phone: make_payment()." in actions
     devices = [e["name"] for e in env._s.events if e["kind"] == "device"]
     assert devices == ["make_payment", "reboot_device"]
     # Skipping the user's reboot leaves the phone without service.
-    reward, info, _ = _play(
+    reward, info, _ = play_oracle(
         env, "[service]overdue_bill", _without("Please do this on your phone: reboot_device().")
     )
     assert reward == 0.0
@@ -202,7 +180,7 @@ def test_tau2_fixture_tasks_load_and_replay() -> None:
 
 def test_provenance_binds_late_account_writes_to_early_lookups() -> None:
     env = _env()
-    env.reset(options={"task_id": TASK_IDS[("data:roaming_line+data_exceeded", "train")]})
+    env.reset(options={"task_id": TASK_IDS[("data:roaming_line+data_exceeded", "train")][0]})
     records = []
     done = False
     while not done:
@@ -229,7 +207,7 @@ def test_device_model_user_operates_its_phone() -> None:
         "Done: airplane mode is off and I have 5G now.",
     )
     env = _env(user=DeviceModelUser(chat))
-    obs, _ = env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")]})
+    obs, _ = env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")][0]})
     assert (
         obs.endswith("My phone says no service.")
         and "toggle_airplane_mode" in chat.calls[0]["messages"][0]["content"]
@@ -257,7 +235,7 @@ def test_tau2_telecom_gold_replays_succeed() -> None:
 
     failed = []
     for task_id in _tau2(TAU2_TELECOM, "telecom").tasks:
-        reward, info, _ = _play(env, task_id)
+        reward, info, _ = play_oracle(env, task_id)
         if reward != 1.0:
             failed.append((task_id, info[K.CHECKS]))
     assert not failed
