@@ -99,7 +99,9 @@ def env_texts(
 
     Yields:
         One text per observation and action, framed as a chat turn. Ids whose optional dependency is
-        missing are skipped (logged), as are non-text observations (audio, screens).
+        missing are skipped (logged), as are non-text observations (audio, screens) and the variants
+        that run real speech engines (those with a ``contract_budget``: slow, and their texts are the
+        simulated channel's), so the corpus does not depend on the ``audio`` extra.
     """
     import gymnasium as gym
 
@@ -112,6 +114,11 @@ def env_texts(
             start = time.perf_counter()
             try:
                 env = gym.make(e.id, **variant)
+                if getattr(env.unwrapped, "contract_budget", None):
+                    # real speech engines: slow, their texts are the simulated channel's, they need `audio`
+                    logger.info("tokenizer corpus: skipping %s %s (real speech channel)", e.id, variant)
+                    env.close()
+                    continue
                 trajectories = [rollout(env, OraclePolicy(), seed=seed + j) for j in range(episodes)]
             except DependencyNotInstalled as exc:
                 logger.info("tokenizer corpus: skipping %s %s (%s)", e.id, variant, exc)

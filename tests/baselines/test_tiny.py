@@ -62,3 +62,14 @@ def test_build_tiny_is_seeded_privately_and_reloads(tmp_path: Path) -> None:
     assert loaded_tok.chat_template == tiny.CHAT_TEMPLATE
     with pytest.raises(ValueError, match="safetensors"):
         tiny.load_model(tmp_path)
+
+
+def test_tokenizer_corpus_never_runs_a_speech_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus (so the tiny model) must not depend on the `audio` extra: no real-speech variant."""
+
+    def no_engine(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a speech engine was loaded for the tokenizer corpus")
+
+    monkeypatch.setattr("papergym.backends.speech._model", no_engine)
+    texts = list(tiny.env_texts(["papergym/VoiceService-v0"], episodes=1))
+    assert texts and all(t.startswith(tiny.IM_START) for t in texts)
