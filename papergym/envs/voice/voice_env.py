@@ -5,18 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
 
-from papergym.backends.protocols import Judge, UserSimulator
 from papergym.backends.speech import add_noise, audio_problem, make_asr, make_tts
 from papergym.core import info_keys as K
 from papergym.core.spaces import SAMPLE_RATE, Waveform
-from papergym.core.text_env import ObsMode, Turn
-from papergym.envs.service.service_env import MAX_ERRORS, MAX_STEPS, ServiceAgentEnv
+from papergym.core.text_env import Turn
+from papergym.envs.service.service_env import ServiceAgentEnv
 from papergym.envs.service.user import STOP_TOKENS, stop_token
 from papergym.envs.voice.slots import ConfusionChannel, nearest_level, stats_from_pairs
 
@@ -85,8 +83,9 @@ class VoiceServiceEnv(ServiceAgentEnv):
     - ``hear_agent``: the user hears the agent through the channel (default True).
     - ``confusion_scale``: multiplies the simulated channel's calibrated error rates.
     - ``max_audio_seconds``: the `Waveform` limit of observations and audio actions.
-    - The service env's arguments: ``domain``, ``tau2_data``, ``user``, ``judge``, ``enforce_policy``,
-      ``max_steps``, ``max_errors``, ``obs_mode``, ``render_mode``, ``format_penalty``.
+    - ``**service_kwargs``: the service env's arguments, passed on unchanged: ``domain``, ``tau2_data``,
+      ``user``, ``judge``, ``enforce_policy``, ``max_steps``, ``max_errors``, ``obs_mode``,
+      ``render_mode``, ``format_penalty``, ``provenance``.
 
     ``deterministic`` is False when an engine is not sample-exact (espeak): the same seed and actions
     then need not replay identically across processes. Piper (noise off) and Whisper (temperature 0)
@@ -124,29 +123,9 @@ class VoiceServiceEnv(ServiceAgentEnv):
         hear_agent: bool = True,
         confusion_scale: float = 1.0,
         max_audio_seconds: float = 30.0,
-        domain: str = "retail",
-        tau2_data: str | Path | None = None,
-        user: UserSimulator | None = None,
-        judge: Judge | None = None,
-        enforce_policy: bool | None = None,
-        max_steps: int = MAX_STEPS,
-        max_errors: int = MAX_ERRORS,
-        obs_mode: ObsMode = "text",
-        render_mode: str | None = None,
-        format_penalty: float = 0.1,
+        **service_kwargs: Any,
     ) -> None:
-        super().__init__(
-            domain=domain,
-            tau2_data=tau2_data,
-            user=user,
-            judge=judge,
-            enforce_policy=enforce_policy,
-            max_steps=max_steps,
-            max_errors=max_errors,
-            obs_mode=obs_mode,
-            render_mode=render_mode,
-            format_penalty=format_penalty,
-        )
+        super().__init__(**service_kwargs)
         if channel not in CHANNELS:
             raise ValueError(f"channel must be one of {CHANNELS}, got {channel!r}")
         if not 0.0 <= rate_jitter < 0.5:

@@ -152,3 +152,14 @@ def test_bad_constructor_arguments_name_the_fix() -> None:
         gym.make("papergym/VoiceService-v0", rate_jitter=0.7)
     with pytest.raises(ValueError, match="voices"):
         gym.make("papergym/VoiceService-v0", voices=("alto",))
+    with pytest.raises(TypeError, match="provenanse"):
+        gym.make("papergym/VoiceService-v0", channel="simulated", provenanse=False)
+
+
+@pytest.mark.parametrize("provenance", [True, False])
+def test_service_arguments_pass_through_including_provenance(provenance: bool) -> None:
+    env = gym.make("papergym/VoiceService-v0", channel="simulated", domain="airline", provenance=provenance)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(env.unwrapped.oracle_action())
+    assert env.unwrapped.domain_name == "airline"
+    assert (K.PROVENANCE in info) is provenance
