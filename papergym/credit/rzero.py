@@ -25,20 +25,10 @@ import numpy as np
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import Trajectory
+from papergym.envs.selfplay.uncertainty import uncertainty_reward
 
 UNPARSEABLE_REWARD = -1.0
 """The reward of an unparseable question (R-Zero fork, caller_penalty.py)."""
-
-
-def uncertainty_reward(p_hat: float) -> float:
-    """R-Zero's ``1 - 2|p̂ - 0.5|``.
-
-    >>> uncertainty_reward(0.5), uncertainty_reward(0.2), uncertainty_reward(1.0)
-    (1.0, 0.4, 0.0)
-    """
-    if not 0.0 <= p_hat <= 1.0:
-        raise ValueError(f"p_hat must be in [0, 1], got {p_hat}")
-    return round(1.0 - 2.0 * abs(p_hat - 0.5), 12)
 
 
 def bleu_distances(texts: Sequence[str]) -> np.ndarray:

@@ -18,7 +18,6 @@ import numpy as np
 
 from papergym.core import info_keys as K
 from papergym.core.tags import last_tagged
-from papergym.credit.rzero import uncertainty_reward
 from papergym.envs.reasoning.answers import extract_answer
 from papergym.envs.reasoning.domains import get_domain
 from papergym.envs.reasoning.reasoning_env import canonical_answer
@@ -32,6 +31,7 @@ from papergym.envs.selfplay.pairs import (
     self_scored,
     subtask_amplification_pairs,
 )
+from papergym.envs.selfplay.uncertainty import uncertainty_reward
 from papergym.envs.selfplay.writing import (
     Brief,
     Constraint,
