@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from papergym.backends.resolve import resolve_backend
 from papergym.core.errors import require
 from papergym.core.spaces import SAMPLE_RATE
 
@@ -434,24 +435,12 @@ ASR_ENGINES: dict[str, type] = {"whisper": WhisperASR, "pocketsphinx": Pocketsph
 
 def make_tts(engine: str | Any) -> Any:
     """A TTS engine from its name (``"piper"``, ``"espeak"``) or any object with ``synthesize``."""
-    if isinstance(engine, str):
-        if engine not in TTS_ENGINES:
-            raise ValueError(f"unknown tts {engine!r}; choose one of {sorted(TTS_ENGINES)} or pass a TTS")
-        return TTS_ENGINES[engine]()
-    if not callable(getattr(engine, "synthesize", None)):
-        raise ValueError(f"tts must be an engine name or have synthesize(text, *, seed), got {engine!r}")
-    return engine
+    return resolve_backend(engine, role="tts", method="synthesize", default=PiperTTS, names=TTS_ENGINES)
 
 
 def make_asr(engine: str | Any) -> Any:
     """An ASR engine from its name (``"whisper"``, ``"pocketsphinx"``) or any object with ``transcribe``."""
-    if isinstance(engine, str):
-        if engine not in ASR_ENGINES:
-            raise ValueError(f"unknown asr {engine!r}; choose one of {sorted(ASR_ENGINES)} or pass an ASR")
-        return ASR_ENGINES[engine]()
-    if not callable(getattr(engine, "transcribe", None)):
-        raise ValueError(f"asr must be an engine name or have transcribe(audio, *, seed), got {engine!r}")
-    return engine
+    return resolve_backend(engine, role="asr", method="transcribe", default=WhisperASR, names=ASR_ENGINES)
 
 
 __all__ = [
