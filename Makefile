@@ -39,6 +39,7 @@ demo: venv-demo
 lint: venv-test
 	$(VENV)/bin/ruff check papergym tests benchmarks
 	$(VENV)/bin/ruff format --check papergym tests benchmarks
+	$(VENV)/bin/mypy
 
 test: lint
 	$(PY) -m pytest -q -m "not slow and not verl" $(PYTEST_ARGS)
