@@ -138,7 +138,7 @@ def parse_policy_spec(spec: str) -> ChatModelPolicy | None:
         model = ""
         if not target:
             raise ValueError(f"an hf policy is hf:PATH (a local checkpoint directory), got {spec!r}")
-    allowed = {**_POLICY_OPTIONS, **_BACKEND_OPTIONS[kind], "cache": str}
+    allowed: dict[str, Callable[[str], Any]] = {**_POLICY_OPTIONS, **_BACKEND_OPTIONS[kind], "cache": str}
     options: dict[str, Any] = {}
     for key, value in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
         if key not in allowed:

@@ -87,7 +87,8 @@ class TextEnv(gym.Env[Any, str], abc.ABC):
     from) and may extend `reset_options`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012  # gymnasium's own type
+    action_space: FreeText
     reset_options: ClassVar[frozenset[str]] = frozenset({"task_id", "split", "difficulty"})
     canned_actions: ClassVar[tuple[str, ...]] = ("",)
     terminate_on_invalid: ClassVar[bool] = False

@@ -132,16 +132,24 @@ def _type_schema(tp: Any, where: str) -> dict[str, Any]:
     raise TypeError(f"{where}: unsupported type {tp!r}; {_SUPPORTED}")
 
 
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "null": type(None),
+    "array": (list, tuple),
+    "object": Mapping,
+}
+"""JSON schema type -> the Python types that satisfy it ("number" is handled apart: bool is excluded)."""
+
+
 def _is_type(value: Any, kind: str) -> bool:
     """Whether ``value`` has JSON Schema type ``kind`` (an int is a number; a bool is neither)."""
     if kind == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == "integer" and isinstance(value, bool):
         return False
-    expected = {"string": str, "integer": int, "boolean": bool, "null": type(None)}.get(kind)
-    if expected is None:
-        expected = {"array": (list, tuple), "object": Mapping}.get(kind, object)
-    return isinstance(value, expected)
+    return isinstance(value, _JSON_TYPES.get(kind, object))
 
 
 def _same(value: Any, option: Any) -> bool:

@@ -126,6 +126,14 @@ class _Slot:
     inline_result: tuple[str, Any] | None = None
     done: bool = True
     needs_reset: bool = False
+
+    @property
+    def pipe(self) -> Connection:
+        """The pipe to the worker process (a slot that runs its env inline has none)."""
+        if self.connection is None:
+            raise RuntimeError("this sub-env runs inline and has no worker pipe")
+        return self.connection
+
     last_observation: Any = None
 
 
@@ -177,7 +185,8 @@ class LLMVectorEnv(VectorEnv):
         ctx = multiprocessing.get_context(context)
         for fn in env_fns:
             parent, child = ctx.Pipe()
-            process = ctx.Process(target=_worker, args=(child, cloudpickle.dumps(fn)), daemon=True)
+            worker = (child, cloudpickle.dumps(fn))
+            process = ctx.Process(target=_worker, args=worker, daemon=True)  # type: ignore[attr-defined]
             process.start()
             child.close()
             self._slots.append(_Slot(connection=parent, process=process))
@@ -218,7 +227,7 @@ class LLMVectorEnv(VectorEnv):
         if self.workers == "inline":
             finished = pending
         else:
-            connections = {self._slots[i].connection: i for i in pending}
+            connections: dict[Any, int] = {self._slots[i].pipe: i for i in pending}
             finished = sorted(connections[c] for c in wait_connections(list(connections), timeout))
         return [self._collect(i) for i in finished]
 
@@ -296,7 +305,7 @@ class LLMVectorEnv(VectorEnv):
                 slot.env.close()
                 continue
             try:
-                slot.connection.send(("close", None))
+                slot.pipe.send(("close", None))
             except (BrokenPipeError, OSError):
                 logger.debug("worker already gone at close")
         for slot in self._slots:
@@ -304,7 +313,7 @@ class LLMVectorEnv(VectorEnv):
                 slot.process.join(timeout=5)
                 if slot.process.is_alive():
                     slot.process.terminate()
-                slot.connection.close()
+                slot.pipe.close()
 
     # ------------------------------------------------------------------ internals
     def _slot(self, index: int) -> _Slot:
@@ -325,15 +334,15 @@ class LLMVectorEnv(VectorEnv):
             except Exception:  # the same report as a worker process gives
                 slot.inline_result = ("error", traceback.format_exc())
         else:
-            slot.connection.send((command, payload))
+            slot.pipe.send((command, payload))
 
     def _receive(self, index: int) -> Any:
         slot = self._slots[index]
         if slot.env is not None:
-            status, value = slot.inline_result
+            status, value = slot.inline_result or ("error", "no inline result was stored")
             slot.inline_result = None
         else:
-            status, value = slot.connection.recv()
+            status, value = slot.pipe.recv()
         slot.pending = None
         if status == "error":
             raise WorkerError(index, value)
@@ -407,7 +416,7 @@ def play_episodes(
     if vec.metadata["autoreset_mode"] != AutoresetMode.DISABLED:
         raise ValueError("play_episodes needs an LLMVectorEnv with autoreset_mode=DISABLED")
     queue = deque(enumerate(seeds))
-    trajectories: list[Trajectory | None] = [None] * len(seeds)
+    trajectories: dict[int, Trajectory] = {}
     episode_of: dict[int, int] = {}
     observation_of: dict[int, Any] = {}
     action_of: dict[int, Any] = {}
@@ -459,4 +468,4 @@ def play_episodes(
                     slot = thinking.pop(future)
                     action_of[slot] = future.result()
                     vec.submit(slot, action_of[slot])
-    return [t for t in trajectories if t is not None]
+    return [trajectories[i] for i in sorted(trajectories)]

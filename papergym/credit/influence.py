@@ -351,7 +351,7 @@ class InfluenceAdvantage:
             annotator = ProvenanceAnnotator()
         elif isinstance(annotator, ModelAnnotator) or hasattr(annotator, "chat"):
             annotator = ModelGraphAnnotator(annotator)  # type: ignore[arg-type]
-        self.annotator: InfluenceAnnotator = annotator  # type: ignore[assignment]
+        self.annotator: InfluenceAnnotator = annotator
         self.beta_pos = float(beta_pos)
         self.clip = float(clip)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -66,7 +66,7 @@ class FourCellReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         bad = {name: v for name, v in values.items() if not 0.0 <= float(v) <= 1.0}
         if bad:
             raise ValueError(f"every cell value must lie in [0, 1] (the reward stays in [0, 1]); got {bad}")
-        gym.utils.RecordConstructorArgs.__init__(self, **values)
+        gym.utils.RecordConstructorArgs.__init__(self, **values)  # type: ignore[arg-type]  # the cells' names
         gym.Wrapper.__init__(self, env)
         self.values: dict[str, float] = {name: float(v) for name, v in values.items()}
 
@@ -75,7 +75,7 @@ class FourCellReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """The name of the cell (correct?, answerable?)."""
         return f"{'correct' if correct else 'incorrect'}_{'answerable' if answerable else 'unanswerable'}"
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         checks = info.get(K.CHECKS) or {}
         if (terminated or truncated) and "correct" in checks and "memory_answerable" in checks:

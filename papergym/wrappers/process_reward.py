@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -67,7 +67,7 @@ class ProcessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._credited = 0
         return self.env.reset(**kwargs)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if tool_call_succeeded(info) and (self.max_calls is None or self._credited < self.max_calls):
             self._credited += 1
