@@ -27,7 +27,9 @@ INVALID_ACTION = "invalid_action"
 PARSED_ACTION = "parsed_action"
 """the env's reading of the action (e.g. the extracted answer), or None."""
 TOOL_CALLS = "tool_calls"
-"""list[dict]: the tool calls parsed from the action, ``{"name", "arguments"}``."""
+"""list[dict]: the tool calls parsed from the action, ``{"name", "arguments"}``; an env that executes them
+adds ``"ok": bool`` (the call ran without error: unknown tools, invalid arguments, domain errors and policy
+refusals are ``False``)."""
 TOOL_RESULTS = "tool_results"
 """list[str]: what each tool call returned (errors included, as text)."""
 COST = "cost"

@@ -15,15 +15,15 @@ tool call")."""
 
 
 def tool_call_succeeded(info: Mapping[str, Any]) -> bool:
-    """Whether the step made a tool call that executed without error.
+    """Whether the step made tool calls that all executed without error.
 
-    The service envs answer every failed call (unknown tool, invalid arguments, a domain error, a
-    policy refusal) with a result text starting ``"Error"``; a valid call returns its result.
+    Reads the structured outcome ``info["tool_calls"][i]["ok"]`` (`papergym.core.info_keys.TOOL_CALLS`); a
+    call without an ``ok`` flag is not credited.
     """
-    results = info.get(K.TOOL_RESULTS) or []
-    if not results or info.get(K.INVALID_ACTION):
+    calls = info.get(K.TOOL_CALLS) or []
+    if not calls or info.get(K.INVALID_ACTION):
         return False
-    return all(not str(r).startswith("Error") for r in results)
+    return all(call.get("ok") is True for call in calls)
 
 
 class ProcessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):

@@ -374,7 +374,7 @@ class ServiceAgentEnv(TextEnv):
             {"kind": "tool", "name": name, "arguments": arguments, "result": result_text, "error": error}
         )
         info = {
-            K.TOOL_CALLS: [{"name": name, "arguments": arguments}],
+            K.TOOL_CALLS: [{"name": name, "arguments": arguments, "ok": not error}],
             K.TOOL_RESULTS: [result_text],
             K.PARSED_ACTION: name,
         }
