@@ -32,6 +32,8 @@ _PROTOCOLS = (
     "ChatModel",
     "WorldModel",
     "UserSimulator",
+    "TaskBoundUser",
+    "DeviceUser",
     "Judge",
     "Critic",
     "Reader",

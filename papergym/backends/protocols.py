@@ -9,7 +9,7 @@ its bounded retries raises `papergym.core.errors.BackendError`; envs turn it int
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import numpy as np
@@ -48,6 +48,27 @@ class UserSimulator(Protocol):
     """The simulated user of a conversation: the next user message given the dialogue so far."""
 
     def reply(self, messages: Sequence[Message], *, seed: int | None = None) -> str: ...
+
+
+@runtime_checkable
+class TaskBoundUser(UserSimulator, Protocol):
+    """A `UserSimulator` that plays one task's scenario: the env calls ``for_task`` at every reset.
+
+    ``task`` is the env's task record (e.g. the service env's ``ServiceTask``); one unbound instance serves
+    every task.
+    """
+
+    def for_task(self, task: Any) -> UserSimulator: ...
+
+
+@runtime_checkable
+class DeviceUser(UserSimulator, Protocol):
+    """A `UserSimulator` with its own device (tau2 telecom's phone), given by the env after binding.
+
+    ``device(name, arguments) -> result text`` runs one of the user's own tools.
+    """
+
+    def attach_device(self, device: Callable[[str, Mapping[str, Any]], str]) -> None: ...
 
 
 @runtime_checkable

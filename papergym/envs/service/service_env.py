@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from papergym.backends.protocols import Judge, UserSimulator
+from papergym.backends.protocols import DeviceUser, Judge, TaskBoundUser, UserSimulator
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable_seed
@@ -268,11 +268,10 @@ class ServiceAgentEnv(TextEnv):
 
     def _bind_user(self) -> None:
         s = self._require()
-        bind = getattr(self.user, "for_task", None)
-        self._bound_user = bind(s.task) if callable(bind) else self.user
-        attach = getattr(self._bound_user, "attach_device", None)
-        if callable(attach) and self._domain().toolkit.USER:  # the user's own phone (telecom)
-            attach(self._device_call)
+        user = self.user
+        self._bound_user = user.for_task(s.task) if isinstance(user, TaskBoundUser) else user
+        if isinstance(self._bound_user, DeviceUser) and self._domain().toolkit.USER:  # telecom's phone
+            self._bound_user.attach_device(self._device_call)
 
     def _device_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         """Run one of the user's own tools for the user simulator (recorded as a ``device`` event)."""
