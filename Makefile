@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
-TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,train,dist,credit,audio,audio-light
+TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,view,train,dist,credit,audio,audio-light
 DEMO_EXTRAS ?= llm,train,retrieval,vision,audio
 # the training part of the demo: SFT warm-start of the tiny model, then GRPO, on an easy domain
 DEMO_ENV ?= --env papergym/Reasoning-v0 --env-kw domain=instruction difficulty=1
