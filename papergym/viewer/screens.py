@@ -62,9 +62,9 @@ class EpisodeRecorder:
             return
         real = phone.screen
         self._screens.append(_draw(real))
-        current = getattr(u, "current_screen", None)
-        shown = current() if callable(current) else real
-        self._imagined.append(None if shown == real else _draw(shown))
+        # a world-model env (it has ``wm``) shows its prediction: drawn beside the real screen
+        imagined = u.current_screen() if hasattr(type(u), "wm") else None
+        self._imagined.append(None if imagined is None else _draw(imagined))
 
     def finish(self, traj: Trajectory) -> list[dict[str, Any]]:
         """The step records of the episode just played (its index is the number finished so far)."""
