@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import logging
 import mimetypes
@@ -29,6 +30,19 @@ def data_uri(path: Path) -> str:
     """``path``'s bytes as a ``data:`` URI (so the report is one file)."""
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def record_diff(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    """A unified diff of one ``db_diff`` entry, gold (``-``) to final (``+``), as (css class, line)."""
+
+    def lines(record: Any) -> list[str]:
+        return json.dumps(record, indent=1, sort_keys=True).splitlines() if record is not None else []
+
+    diff = difflib.unified_diff(
+        lines(entry.get("gold")), lines(entry.get("final")), "gold", "final", n=2, lineterm=""
+    )
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    return [(kinds.get(line[:1], ""), line) for line in diff]
 
 
 def _embed(episodes: Iterable[dict[str, Any]], base: Path) -> list[dict[str, Any]]:
@@ -64,6 +78,7 @@ def render_report(run: Path, *, env_id: str | None = None) -> str:
         loader=jinja2.PackageLoader("papergym.viewer", "templates"),
         autoescape=True,
     )
+    env.filters["record_diff"] = record_diff
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, sort_keys=True, default=repr)
     episodes = _embed(load_run(run), run.parent)
     for ep in episodes:

@@ -3,8 +3,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import gymnasium as gym
+
 from papergym.cli import main
-from papergym.viewer import render_report, write_report
+from papergym.core import info_keys as K
+from papergym.core.trajectory import Step, Trajectory
+from papergym.viewer import AssetWriter, render_report, step_records, write_report
 
 
 def _write_run(path: Path, records: list[dict]) -> Path:
@@ -55,3 +59,29 @@ def test_view_command_writes_the_html(tmp_path: Path, gui_run: Path) -> None:
     html = out.read_text()
     assert json.loads(gui_run.read_text().splitlines()[0])["task_id"] in html
     assert "http://" not in html and "https://" not in html  # no CDN
+
+
+def test_failed_service_episode_shows_its_db_against_the_gold_db(tmp_path: Path) -> None:
+    env = gym.make("papergym/ServiceAgent-v0")
+    env.reset(seed=0)
+    plan, done = [], False
+    while not done:  # the oracle's episode, to find its last tool call
+        plan.append(env.unwrapped.oracle_action())
+        done = any(env.step(plan[-1])[2:4])
+    skip = max(i for i, a in enumerate(plan) if "<tool_call>" in a)
+    obs, info = env.reset(seed=0)
+    steps = []
+    for action in plan[:skip] + plan[skip + 1 :]:
+        next_obs, reward, term, trunc, info = env.step(action)
+        steps.append(Step(obs, action, float(reward), info))
+        obs = next_obs
+        if term or trunc:
+            break
+    assert info[K.CHECKS]["db"] is False and info[K.DB_DIFF]
+    run = tmp_path / "svc.jsonl"
+    trace = step_records(Trajectory("t", 0, steps, False), episode=0, assets=AssetWriter(run))
+    _write_run(run, [{**_episode(), "trace": trace}])
+    html = render_report(run)
+    entry = info[K.DB_DIFF][0]
+    assert f"<code>{entry['table']}/{entry['key']}</code>" in html
+    assert '<span class="del">-' in html  # a gold line the final database lacks
