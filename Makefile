@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_SPEC ?= torch==2.13.0
-TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,train,dist,credit,audio,audio-light
+TEST_EXTRAS ?= dev,llm,remote,retrieval,retrieval-dense,selfplay,vision,view,train,dist,credit,audio,audio-light
 DEMO_EXTRAS ?= llm,train,retrieval,vision,audio
 # the training part of the demo: SFT warm-start of the tiny model, then GRPO, on an easy domain
 DEMO_ENV ?= --env papergym/Reasoning-v0 --env-kw domain=instruction difficulty=1
@@ -15,7 +15,7 @@ DEMO_SFT ?= --episodes 1000 --steps 100 --batch-size 16 --lr 2e-3
 DEMO_GRPO ?= --steps 20 --prompts-per-step 4 --group-size 8 --max-new-tokens 64 --lr 1e-4 --variant dapo --eval-tasks 200
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow test-verl lint bench venv-test venv-demo clean
+.PHONY: demo test chromium test-slow test-verl lint bench venv-test venv-demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,14 @@ lint: venv-test
 	$(VENV)/bin/ruff format --check papergym tests benchmarks
 	$(VENV)/bin/mypy
 
-test: lint
+# headless Chromium for tests/viewer/test_browser.py: installed with apt-get when root, else those tests skip
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	       && apt-get install -y -q chromium >/dev/null && echo "installed chromium"; } \
+	  || echo "chromium not installed (not root or no apt-get): the browser tests will skip"
+
+test: lint chromium
 	$(PY) -m pytest -q -m "not slow and not verl" $(PYTEST_ARGS)
 
 # verl in its own virtualenv (its transformers pin differs from the rest), torch first as everywhere.

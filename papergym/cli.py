@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | passk | demo | render | bench | train.
+"""The ``papergym`` command: list | play | eval | view | passk | demo | render | bench | train.
 
 The command line is the one place that prints; library code logs.
 """
@@ -23,6 +23,8 @@ from papergym.baselines.run import parse_kwargs, wilson_interval
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError, DependencyNotInstalled
 from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
+from papergym.viewer.report import write_report
+from papergym.viewer.screens import EpisodeRecorder
 
 POLICIES = {"oracle": OraclePolicy, "random": RandomPolicy}
 
@@ -84,12 +86,15 @@ class FailedTrajectory(Trajectory):
 class _Tracked:
     """Forwards to a policy and remembers the reset info and the actions taken (for a failed episode)."""
 
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, recorder: EpisodeRecorder | None = None) -> None:
         self.policy = policy
+        self.recorder = recorder
         self.actions = 0
         self.first_info: Mapping[str, Any] = {}
 
     def bind(self, env: gym.Env) -> None:
+        if self.recorder is not None:
+            self.recorder.bind(env)
         bind = getattr(self.policy, "bind", None)
         if callable(bind):
             bind(env)
@@ -101,6 +106,8 @@ class _Tracked:
     def __call__(self, observation: Any, info: Mapping[str, Any]) -> Any:
         if self.actions == 0:
             self.first_info = info
+        if self.recorder is not None:
+            self.recorder.before_action()
         action = self.policy(observation, info)
         self.actions += 1
         return action
@@ -132,20 +139,25 @@ def evaluate(
     env_kwargs: dict[str, Any],
     split: str | None = None,
     progress: bool = True,
+    recorder: EpisodeRecorder | None = None,
 ) -> list[Trajectory]:
     """Play ``episodes`` episodes with seeds ``seed, seed+1, ...``.
 
     An episode whose policy backend fails (`BackendError`) is returned as a `FailedTrajectory`
-    and the evaluation goes on.
+    and the evaluation goes on. With a ``recorder``, each episode's step records (and screens)
+    are collected in ``recorder.steps``.
     """
     env = gym.make(env_id, **env_kwargs)
-    policy = _Tracked(make_policy(policy_name))
+    policy = _Tracked(make_policy(policy_name), recorder)
     options = {"split": split} if split else None
+    trajectories = []
     try:
-        return [
-            _play(env, policy, seed=seed + i, options=options)
-            for i in _progress(range(episodes), episodes, f"{env_id} {policy_name}", progress)
-        ]
+        for i in _progress(range(episodes), episodes, f"{env_id} {policy_name}", progress):
+            traj = _play(env, policy, seed=seed + i, options=options)
+            if recorder is not None:
+                recorder.finish(traj)
+            trajectories.append(traj)
+        return trajectories
     finally:
         env.close()
 
@@ -187,21 +199,37 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     kwargs = parse_env_kwargs(args.kw)
-    trajectories = evaluate(
-        args.env_id, args.policy, episodes=args.episodes, seed=args.seed, env_kwargs=kwargs, split=args.split
-    )
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.env_id)
     policy_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.policy)[:80]
     out = Path(args.out or f"runs/eval/{name}_{policy_name}_s{args.seed}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
+    recorder = None if args.no_steps else EpisodeRecorder(out, screens=not args.no_screens)
+    trajectories = evaluate(
+        args.env_id,
+        args.policy,
+        episodes=args.episodes,
+        seed=args.seed,
+        env_kwargs=kwargs,
+        split=args.split,
+        recorder=recorder,
+    )
     with out.open("w", encoding="utf-8") as f:
         for i, traj in enumerate(trajectories):
-            f.write(json.dumps(episode_record(i, traj)) + "\n")
+            record = {**episode_record(i, traj), "env": args.env_id}
+            if recorder is not None:
+                record["trace"] = recorder.steps[i]
+            f.write(json.dumps(record) + "\n")
     errors = sum(isinstance(t, FailedTrajectory) for t in trajectories)
     failed = f", {errors} ended by a backend error (counted as failures)" if errors else ""
     summary = _summary(trajectories)
     print(f"{args.env_id} {args.policy}: success {summary} (95% Wilson CI), n={args.episodes}{failed}")
     print(f"episodes written to {out}")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    out = write_report(Path(args.run), Path(args.out) if args.out else None)
+    print(f"report written to {out}")
     return 0
 
 
@@ -403,7 +431,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--split", choices=("train", "test"), default=None)
     ev.add_argument("--kw", action="append", default=[], metavar="KEY=VALUE", help="env constructor kwargs")
     ev.add_argument("--out", default=None, help="JSONL path (default runs/eval/<id>_<policy>_s<seed>.jsonl)")
+    ev.add_argument("--no-steps", action="store_true", help="episode summaries only (no per-step trace)")
+    ev.add_argument("--no-screens", action="store_true", help="no screen PNGs in RUN.assets/ (GUI envs)")
     ev.set_defaults(func=cmd_eval)
+
+    view = sub.add_parser("view", help="a self-contained static HTML report of an eval JSONL")
+    view.add_argument("run", help="RUN.jsonl written by `papergym eval`")
+    view.add_argument("--out", default=None, help="HTML path (default RUN.html beside the JSONL)")
+    view.set_defaults(func=cmd_view)
 
     demo = sub.add_parser("demo", help="oracle and random policy on every id: a success table")
     demo.add_argument("--episodes", type=int, default=50)

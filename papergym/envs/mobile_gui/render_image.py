@@ -4,6 +4,7 @@ the screen (PIL's embedded font)."""
 
 from __future__ import annotations
 
+import io
 from functools import lru_cache
 from typing import Any
 
@@ -35,15 +36,40 @@ def _fit(draw: Any, text: str, font: Any, width: int) -> str:
     return text + "…"
 
 
-def render_image(screen: Screen) -> Any:
-    """The screen as a phone-shaped RGB ``PIL.Image`` ((WIDTH + 2*BEZEL) x (HEIGHT + 2*BEZEL))."""
+@lru_cache(maxsize=8)
+def _frame(theme: str) -> Any:
+    """The empty phone of a theme (bezel and screen background): drawn once, copied per screen."""
     image_mod = require("PIL.Image", "vision")
     draw_mod = require("PIL.ImageDraw", "vision")
-    colours = {k: _rgb(v) for k, v in THEMES.get(screen.theme, THEMES["light"]).items()}
+    bg = _rgb(THEMES[theme]["bg"])
     img = image_mod.new("RGB", (WIDTH + 2 * BEZEL, HEIGHT + 2 * BEZEL), (255, 255, 255))
     draw = draw_mod.Draw(img)
     draw.rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=90, fill=(20, 20, 24))
-    draw.rounded_rectangle((BEZEL, BEZEL, BEZEL + WIDTH, BEZEL + HEIGHT), radius=50, fill=colours["bg"])
+    draw.rounded_rectangle((BEZEL, BEZEL, BEZEL + WIDTH, BEZEL + HEIGHT), radius=50, fill=bg)
+    return img
+
+
+def clear_caches() -> None:
+    """Forget the cached fonts and phone frames (the benchmark's uncached baseline)."""
+    _font.cache_clear()
+    _frame.cache_clear()
+
+
+def encode_screen(image: Any, *, quality: int = 85) -> bytes:
+    """A screen as JPEG bytes for a VLM request: ~10x faster than PIL's default PNG at this size
+    (benchmarks/mobile_speed.py); text stays legible at the default quality."""
+    buf = io.BytesIO()
+    image.save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def render_image(screen: Screen) -> Any:
+    """The screen as a phone-shaped RGB ``PIL.Image`` ((WIDTH + 2*BEZEL) x (HEIGHT + 2*BEZEL))."""
+    draw_mod = require("PIL.ImageDraw", "vision")
+    theme = screen.theme if screen.theme in THEMES else "light"
+    colours = {k: _rgb(v) for k, v in THEMES[theme].items()}
+    img = _frame(theme).copy()
+    draw = draw_mod.Draw(img)
     font = _font(FONT_SIZE)
     small = _font(FONT_SIZE - 8)
     for e in screen.elements:

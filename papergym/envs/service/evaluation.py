@@ -45,11 +45,14 @@ class Outcome:
         checks: per-component results, keyed ``db``, ``env_assertion``, ``communicate``, ``nl_assertion``,
             ``action`` (only the task's basis components that were evaluated).
         unevaluated: the assertions that were not run.
+        db_diff: where the ``db`` check failed, the differing records (``table``, ``key``, ``final``,
+            ``gold``; a missing record is None).
     """
 
     reward: float
     checks: dict[str, bool] = field(default_factory=dict)
     unevaluated: list[str] = field(default_factory=list)
+    db_diff: list[dict[str, Any]] = field(default_factory=list)
 
 
 def render_transcript(events: Sequence[Mapping[str, Any]]) -> str:
@@ -127,8 +130,16 @@ def evaluate(
     crit = task.criteria
     checks: dict[str, bool] = {}
     unevaluated: list[str] = []
+    db_diff: list[dict[str, Any]] = []
     if "DB" in basis:
-        checks["db"] = final.same_state(replay_gold(task, toolkit, base))
+        gold = replay_gold(task, toolkit, base)
+        checks["db"] = final.same_state(gold)
+        if not checks["db"]:
+            db_diff = [
+                {"table": t, "key": k, "final": final.get(t, k), "gold": gold.get(t, k)}
+                for t, k in sorted(final.touched() | gold.touched())
+                if final.get(t, k) != gold.get(t, k)
+            ]
     if "ENV_ASSERTION" in basis:
         tools = toolkit(final)
         checks["env_assertion"] = all(
@@ -158,4 +169,4 @@ def evaluate(
         else:
             unevaluated = [f"nl_assertion: {text}" for text in crit.nl_assertions]
     reward = 1.0 if all(checks.values()) else 0.0
-    return Outcome(reward, checks, unevaluated)
+    return Outcome(reward, checks, unevaluated, db_diff)

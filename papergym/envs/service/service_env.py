@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import random
@@ -428,7 +429,10 @@ class ServiceAgentEnv(TextEnv):
 
     def _final_info(self) -> dict[str, Any]:
         outcome = self._require().outcome or Outcome(0.0)
-        return {K.CHECKS: dict(outcome.checks), K.UNEVALUATED: list(outcome.unevaluated)}
+        info = {K.CHECKS: dict(outcome.checks), K.UNEVALUATED: list(outcome.unevaluated)}
+        if outcome.db_diff:
+            info[K.DB_DIFF] = copy.deepcopy(outcome.db_diff)
+        return info
 
     def success_check(self) -> bool:
         s = self._require()
