@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from papergym.core.errors import require
+
 logger = logging.getLogger(__name__)
 
 #: Packages whose versions a results.json records (absent ones are recorded as None).
@@ -279,3 +281,55 @@ def write_readme_section(readme: str | Path, name: str, markdown: str) -> None:
         separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
         text = text + separator + block + "\n"
     path.write_text(text)
+
+
+def plot_arms(
+    png: str | Path,
+    series: Mapping[str, Mapping[float, Interval]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    log_x: bool = False,
+    reference: Mapping[float, float] | None = None,
+) -> Path:
+    """One line per arm with its interval as a band (e.g. pass@k against k, success against step).
+
+    Args:
+        png: the image to write.
+        series: ``{arm: {x: Interval}}``.
+        xlabel: the x axis label.
+        ylabel: the y axis label.
+        title: the figure title.
+        log_x: a log-2 x axis (pass@k curves).
+        reference: an optional dashed reference line ``{x: y}`` (e.g. the paper's numbers).
+
+    Returns:
+        The path written.
+    """
+    matplotlib = require("matplotlib", "train")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for arm, points in series.items():
+        xs = sorted(points)
+        ax.plot(xs, [points[x].mean for x in xs], marker="." if len(xs) < 40 else None, label=arm)
+        ax.fill_between(xs, [points[x].low for x in xs], [points[x].high for x in xs], alpha=0.2)
+    if reference:
+        xs = sorted(reference)
+        ax.plot(xs, [reference[x] for x in xs], linestyle="--", color="grey", label="paper")
+    if log_x:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    target = Path(png)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(target, dpi=100)
+    plt.close(fig)
+    return target

@@ -8,6 +8,7 @@ from papergym.reproduce.report import (
     direction,
     markdown_table,
     paired_difference,
+    plot_arms,
     provenance,
     stratified_bootstrap,
     write_readme_section,
@@ -116,3 +117,15 @@ def test_unbalanced_markers_are_refused(tmp_path):
 def test_markdown_table_formats_and_escapes():
     table = markdown_table([{"arm": "a|b", "acc": 0.12345, "n": 3}], ["arm", "acc", "n"])
     assert table.splitlines() == ["| arm | acc | n |", "|---|---|---|", "| a\\|b | 0.123 | 3 |"]
+
+
+def test_plot_arms_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="plots need the train extra")
+    series = {
+        "base": {1: Interval(0.2, 0.1, 0.3), 4: Interval(0.5, 0.4, 0.6)},
+        "grpo": {1: Interval(0.3, 0.2, 0.4), 4: Interval(0.45, 0.35, 0.55)},
+    }
+    png = plot_arms(
+        tmp_path / "fig" / "passk.png", series, xlabel="k", ylabel="pass@k", log_x=True, reference={1: 0.25}
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
