@@ -1,7 +1,7 @@
 """papergym's imports run one way and never in a circle (DESIGN.md §Layout).
 
-Order: core <- backends <- envs <- wrappers / credit <- baselines / integrations / cli / reproduce. The root
-package ``papergym`` sits at the envs layer (it imports envs and re-exports core).
+Order: core <- backends <- envs <- wrappers / credit / viewer <- baselines / integrations / cli /
+reproduce. The root package ``papergym`` sits at the envs layer (it imports envs and re-exports core).
 
 What counts as an edge, decided here:
 
@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "envs": 2,
     "wrappers": 3,
     "credit": 3,
+    "viewer": 3,  # records and renders episodes: reads envs, used by cli and the trainers' evaluations
     "baselines": 4,
     "integrations": 4,
     "cli": 4,
