@@ -29,7 +29,6 @@ Run: ``papergym train grpo --env papergym/Reasoning-v0 --env-kw domain=instructi
 from __future__ import annotations
 
 import copy
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,15 +44,9 @@ from papergym.baselines.run import Run, evaluate_policy, make_envs, parse_kwargs
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
+from papergym.credit import ADVANTAGE_HOOKS, GROUP_REWARDS, resolve
 from papergym.credit.protocols import AdvantageHook, GroupReward
 
-GROUP_REWARDS = {
-    "majority_vote": "papergym.credit.majority_vote:MajorityVoteReward",
-    "feedback_request": "papergym.credit.feedback:FeedbackRequestReward",
-}
-"""Short names of the `GroupReward`s in ``credit/`` (any ``module:Class`` also works)."""
-ADVANTAGE_HOOKS = {"feedback_shaping": "papergym.credit.feedback:FeedbackAdvantageShaping"}
-"""Short names of the `AdvantageHook`s in ``credit/`` (any ``module:Class`` also works)."""
 VARIANTS: dict[str, dict[str, Any]] = {
     "grpo": {"std_norm": True, "norm": "seq", "eps_high": 0.2, "beta": 0.04, "drop_zero_variance": False},
     "dapo": {"std_norm": True, "norm": "token", "eps_high": 0.28, "beta": 0.0, "drop_zero_variance": True},
@@ -156,17 +149,6 @@ class Args:
     """The torch device."""
 
 
-def _resolve(spec: str | None, table: dict[str, str]) -> Any:
-    """An instance of the class named by a short name or ``module:Class``."""
-    if spec is None:
-        return None
-    target = table.get(spec, spec)
-    module, sep, name = target.partition(":")
-    if not sep:
-        raise ValueError(f"unknown name {spec!r}: use one of {sorted(table)} or module:Class")
-    return getattr(importlib.import_module(module), name)()
-
-
 @dataclass
 class _Setup:
     """The loss settings after applying the variant's defaults."""
@@ -266,8 +248,8 @@ def main(
     if not 0 <= args.prefix_prob <= 1 or args.group_size < 1 or args.prompts_per_step < 1:
         raise ValueError("need 0 <= prefix_prob <= 1, group_size >= 1 and prompts_per_step >= 1")
     env_kwargs = parse_kwargs(args.env_kw)
-    reward_fn = group_reward if group_reward is not None else _resolve(args.group_reward, GROUP_REWARDS)
-    hook = advantage_hook if advantage_hook is not None else _resolve(args.advantage_hook, ADVANTAGE_HOOKS)
+    reward_fn = group_reward if group_reward is not None else resolve(args.group_reward, GROUP_REWARDS)
+    hook = advantage_hook if advantage_hook is not None else resolve(args.advantage_hook, ADVANTAGE_HOOKS)
     run = Run(
         args.out,
         total_steps=args.steps,

@@ -304,8 +304,7 @@ def main(args: Args) -> dict[str, Any]:
             optimizer.zero_grad(set_to_none=True)
             rewards, votes, stats = [], [], []
             for group in groups:
-                group_rewards = reward_fn([e.trajectory for e in group])
-                vote = reward_fn.last_vote
+                group_rewards, vote = reward_fn.vote_rewards([e.trajectory for e in group])
                 loss, group_stats = group_loss(args, policy, teacher, group, group_rewards, vote)
                 (loss / len(groups)).backward()
                 rewards.append(group_rewards)
