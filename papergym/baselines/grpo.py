@@ -40,7 +40,15 @@ from papergym.baselines.losses import clipped_policy_loss, group_advantages, non
 from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
 from papergym.baselines.prefix import prefix_tokens
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes
-from papergym.baselines.run import Run, evaluate_policy, make_envs, parse_kwargs, set_threads
+from papergym.baselines.run import (
+    Run,
+    evaluate_policy,
+    make_envs,
+    parameter_distance,
+    parameter_snapshot,
+    parse_kwargs,
+    set_threads,
+)
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
@@ -266,6 +274,12 @@ def main(
             load_policy(args.model, device=args.device).model if run.start_step else copy.deepcopy(model)
         )
         reference.eval().requires_grad_(False)
+    if reference is not None:  # θ_0 of the drift metric: the starting model, also after a resume
+        origin = parameter_snapshot(reference)
+    elif run.start_step:
+        origin = parameter_snapshot(load_policy(args.model, device=args.device).model)
+    else:
+        origin = parameter_snapshot(model)
     prefix = load_policy(args.prefix_model, device=args.device) if args.prefix_model else None
     result: dict[str, Any] = {}
     if args.eval_tasks and run.start_step == 0:
@@ -406,6 +420,7 @@ def main(
                 np.mean([any(s.info.get(K.INVALID_ACTION) for s in t.steps) for t in trajectories])
             ),
             "prefix_share": len(prefixes) / n,
+            "drift_l2": parameter_distance(model, origin),  # ‖θ − θ_0‖, as ES reports it
             "samples_per_s": n / max(elapsed, 1e-9),
             "generate_s": generated - started,
             "step_s": elapsed,

@@ -250,3 +250,23 @@ def test_a_step_without_an_update_logs_strict_json_and_still_draws(tmp_path: Pat
     lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
     assert json.loads(lines[1], parse_constant=pytest.fail) == {"step": 1, "loss": None, "updated": False}
     assert run.finish() == tmp_path / "run" / "curves.png"
+
+
+def test_grpo_reports_parameter_drift_from_the_start(tiny_dir: Path, tmp_path: Path) -> None:
+    args = grpo.Args(
+        env_kw=["domain=math", "difficulty=1"],
+        model=str(tiny_dir),
+        out=str(tmp_path / "g"),
+        steps=2,
+        prompts_per_step=2,
+        group_size=2,
+        max_new_tokens=6,
+        lr=1e-3,
+        progress=False,
+    )
+    grpo.main(args, group_reward=by_member)
+    rows = read_metrics(tmp_path / "g" / "metrics.jsonl")
+    before, after = _weights(tiny_dir), _weights(tmp_path / "g" / "final")
+    expected = math.sqrt(sum(float((after[n] - before[n]).norm()) ** 2 for n in before))
+    assert rows[0]["drift_l2"] > 0
+    assert rows[-1]["drift_l2"] == pytest.approx(expected, rel=1e-4)
