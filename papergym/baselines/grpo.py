@@ -29,7 +29,6 @@ Run: ``papergym train grpo --env papergym/Reasoning-v0 --env-kw domain=instructi
 from __future__ import annotations
 
 import copy
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,19 +40,21 @@ from papergym.baselines.losses import clipped_policy_loss, group_advantages, non
 from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
 from papergym.baselines.prefix import prefix_tokens
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes
-from papergym.baselines.run import Run, evaluate_policy, make_envs, parse_kwargs, set_threads
+from papergym.baselines.run import (
+    Run,
+    evaluate_policy,
+    make_envs,
+    parameter_distance,
+    parameter_snapshot,
+    parse_kwargs,
+    set_threads,
+)
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
+from papergym.credit import ADVANTAGE_HOOKS, GROUP_REWARDS, resolve
 from papergym.credit.protocols import AdvantageHook, GroupReward
 
-GROUP_REWARDS = {
-    "majority_vote": "papergym.credit.majority_vote:MajorityVoteReward",
-    "feedback_request": "papergym.credit.feedback:FeedbackRequestReward",
-}
-"""Short names of the `GroupReward`s in ``credit/`` (any ``module:Class`` also works)."""
-ADVANTAGE_HOOKS = {"feedback_shaping": "papergym.credit.feedback:FeedbackAdvantageShaping"}
-"""Short names of the `AdvantageHook`s in ``credit/`` (any ``module:Class`` also works)."""
 VARIANTS: dict[str, dict[str, Any]] = {
     "grpo": {"std_norm": True, "norm": "seq", "eps_high": 0.2, "beta": 0.04, "drop_zero_variance": False},
     "dapo": {"std_norm": True, "norm": "token", "eps_high": 0.28, "beta": 0.0, "drop_zero_variance": True},
@@ -156,17 +157,6 @@ class Args:
     """The torch device."""
 
 
-def _resolve(spec: str | None, table: dict[str, str]) -> Any:
-    """An instance of the class named by a short name or ``module:Class``."""
-    if spec is None:
-        return None
-    target = table.get(spec, spec)
-    module, sep, name = target.partition(":")
-    if not sep:
-        raise ValueError(f"unknown name {spec!r}: use one of {sorted(table)} or module:Class")
-    return getattr(importlib.import_module(module), name)()
-
-
 @dataclass
 class _Setup:
     """The loss settings after applying the variant's defaults."""
@@ -266,8 +256,8 @@ def main(
     if not 0 <= args.prefix_prob <= 1 or args.group_size < 1 or args.prompts_per_step < 1:
         raise ValueError("need 0 <= prefix_prob <= 1, group_size >= 1 and prompts_per_step >= 1")
     env_kwargs = parse_kwargs(args.env_kw)
-    reward_fn = group_reward if group_reward is not None else _resolve(args.group_reward, GROUP_REWARDS)
-    hook = advantage_hook if advantage_hook is not None else _resolve(args.advantage_hook, ADVANTAGE_HOOKS)
+    reward_fn = group_reward if group_reward is not None else resolve(args.group_reward, GROUP_REWARDS)
+    hook = advantage_hook if advantage_hook is not None else resolve(args.advantage_hook, ADVANTAGE_HOOKS)
     run = Run(
         args.out,
         total_steps=args.steps,
@@ -284,6 +274,12 @@ def main(
             load_policy(args.model, device=args.device).model if run.start_step else copy.deepcopy(model)
         )
         reference.eval().requires_grad_(False)
+    if reference is not None:  # θ_0 of the drift metric: the starting model, also after a resume
+        origin = parameter_snapshot(reference)
+    elif run.start_step:
+        origin = parameter_snapshot(load_policy(args.model, device=args.device).model)
+    else:
+        origin = parameter_snapshot(model)
     prefix = load_policy(args.prefix_model, device=args.device) if args.prefix_model else None
     result: dict[str, Any] = {}
     if args.eval_tasks and run.start_step == 0:
@@ -424,6 +420,7 @@ def main(
                 np.mean([any(s.info.get(K.INVALID_ACTION) for s in t.steps) for t in trajectories])
             ),
             "prefix_share": len(prefixes) / n,
+            "drift_l2": parameter_distance(model, origin),  # ‖θ − θ_0‖, as ES reports it
             "samples_per_s": n / max(elapsed, 1e-9),
             "generate_s": generated - started,
             "step_s": elapsed,

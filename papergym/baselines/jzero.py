@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import numpy as np
-import torch
 
 from papergym.baselines.jzero_policies import (
     BODIES,
@@ -42,6 +41,7 @@ from papergym.baselines.jzero_policies import (
 )
 from papergym.baselines.losses import group_advantages
 from papergym.core import info_keys as K
+from papergym.core.errors import require
 from papergym.core.trajectory import Step, Trajectory
 from papergym.credit.rzero import RZeroReward
 from papergym.envs.selfplay.judges import BTJudge, PairwiseJudge
@@ -186,6 +186,7 @@ class JZeroLoop:
     # ------------------------------------------------------------------ one iteration
     def iteration(self) -> IterationStats:
         """One co-evolution iteration (challenger, filter, judge, solver) and its evaluation."""
+        torch = require("torch", "llm")
         cfg, k = self.config, len(self.history)
         seeds = [int(s) for s in self.rng.integers(2**31, size=cfg.briefs)]
         rounds = [self.play(s) for s in seeds for _ in range(cfg.challenger_group)]

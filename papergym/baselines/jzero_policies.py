@@ -16,12 +16,16 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from papergym.baselines.losses import clipped_policy_loss
+from papergym.core.errors import require
 from papergym.envs.selfplay.writing import FILLER, parse_constraints, words
+
+if TYPE_CHECKING:  # torch is imported where it is used, so importing this module stays light
+    import torch
 
 _DIRECTIVE = re.compile(r"^\s*([a-z_]+)\s*:\s*(\S+)\s*$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -80,6 +84,7 @@ class SoftmaxHeads:
     def __init__(
         self, heads: dict[str, tuple[int, int]], *, lr: float = 0.1, epochs: int = 4, clip: float = 0.2
     ):
+        torch = require("torch", "llm")
         self.logits = {name: torch.zeros(rows, n, requires_grad=True) for name, (rows, n) in heads.items()}
         self.optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
         self.epochs, self.clip = int(epochs), float(clip)
@@ -88,6 +93,7 @@ class SoftmaxHeads:
         self, head: str, row: int, rng: np.random.Generator, decisions: list[tuple[str, int, int]]
     ) -> int:
         """Sample a choice of ``head`` at ``row`` and record it in ``decisions``."""
+        torch = require("torch", "llm")
         with torch.no_grad():
             probs = torch.softmax(self.logits[head][row], dim=0).double().numpy()
         choice = int(rng.choice(len(probs), p=probs / probs.sum()))
@@ -96,10 +102,12 @@ class SoftmaxHeads:
 
     def probabilities(self, head: str, row: int = 0) -> list[float]:
         """The current choice probabilities of one row (for logging)."""
+        torch = require("torch", "llm")
         with torch.no_grad():
             return [float(p) for p in torch.softmax(self.logits[head][row], dim=0)]
 
     def _logp(self, samples: Sequence[Sample]) -> tuple[torch.Tensor, torch.Tensor]:
+        torch = require("torch", "llm")
         width = max(1, max(len(s.decisions) for s in samples))
         logp = torch.zeros(len(samples), width)
         mask = torch.zeros(len(samples), width)
@@ -111,6 +119,7 @@ class SoftmaxHeads:
 
     def update(self, samples: Sequence[Sample], advantages: Sequence[float]) -> float:
         """GRPO steps on ``samples``, one advantage each; the last loss (0.0 with nothing to train)."""
+        torch = require("torch", "llm")
         if len(samples) != len(advantages):
             raise ValueError("one advantage per sample")
         if not samples or not any(s.decisions for s in samples):

@@ -8,9 +8,12 @@ on-policy distillation (their trainers build the mask and the advantages).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import torch
+from papergym.core.errors import require
+
+if TYPE_CHECKING:  # torch is imported where a loss is computed, so importing a trainer stays light
+    import torch
 
 Normalization = Literal["seq", "token", "constant"]
 KLEstimator = Literal["k1", "k2", "k3"]
@@ -31,6 +34,7 @@ def group_advantages(
     Returns:
         ``(B, G)`` advantages.
 
+    >>> import torch
     >>> group_advantages(torch.tensor([[1.0, 1.0, 1.0, 0.0]])).round(decimals=2)
     tensor([[ 0.5800,  0.5800,  0.5800, -1.7300]])
     """
@@ -59,7 +63,7 @@ def kl_estimate(logp: torch.Tensor, ref_logp: torch.Tensor, kind: KLEstimator = 
     if kind == "k2":
         return 0.5 * log_ratio**2
     if kind == "k3":
-        return torch.exp(log_ratio) - log_ratio - 1.0
+        return log_ratio.exp() - log_ratio - 1.0
     raise ValueError(f"kind must be 'k1', 'k2' or 'k3', got {kind!r}")
 
 
@@ -115,10 +119,10 @@ def clipped_policy_loss(
         raise ValueError("norm='constant' needs max_length (Dr. GRPO divides by the generation budget)")
     mask = mask.to(logp.dtype)
     adv = advantages.unsqueeze(1) if advantages.ndim == 1 else advantages  # (B, 1) or (B, T)
-    ratio = torch.exp(logp - old_logp)  # (B, T)
-    clipped = torch.clamp(ratio, 1.0 - eps_low, 1.0 + eps_high)
-    per_token = -torch.minimum(ratio * adv, clipped * adv)  # (B, T)
-    kl_tokens = kl_estimate(logp, ref_logp, kl) if ref_logp is not None else torch.zeros_like(logp)
+    ratio = (logp - old_logp).exp()  # (B, T)
+    clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
+    per_token = -(ratio * adv).minimum(clipped * adv)  # (B, T)
+    kl_tokens = kl_estimate(logp, ref_logp, kl) if ref_logp is not None else logp.new_zeros(logp.shape)
     if beta > 0:
         per_token = per_token + beta * kl_tokens
     if norm == "seq":
@@ -129,7 +133,7 @@ def clipped_policy_loss(
         loss = (per_token * mask).sum() / (logp.shape[0] * max_length)  # type: ignore[operator]
     else:
         raise ValueError(f"norm must be 'seq', 'token' or 'constant', got {norm!r}")
-    with torch.no_grad():
+    with require("torch", "llm").no_grad():
         tokens = mask.sum().clamp(min=1.0)
         stats = LossStats(
             clip_fraction=float((((ratio - clipped).abs() > 0).to(logp.dtype) * mask).sum() / tokens),

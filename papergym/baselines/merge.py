@@ -15,15 +15,20 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import torch
 
-StateDict = Mapping[str, torch.Tensor]
+from papergym.core.errors import require
+
+if TYPE_CHECKING:  # torch is imported where it is used, so importing this module stays light
+    import torch
+
+StateDict = Mapping[str, "torch.Tensor"]
 
 
 def _floating(base: StateDict) -> list[str]:
+    torch = require("torch", "llm")
     return [name for name, t in base.items() if torch.is_floating_point(t)]
 
 
@@ -62,6 +67,7 @@ def task_arithmetic(
 
 def trim(vector: Mapping[str, torch.Tensor], keep: float) -> dict[str, torch.Tensor]:
     """Keep the ``keep`` fraction of each tensor's entries with the largest magnitude, zero the rest."""
+    torch = require("torch", "llm")
     if not 0.0 < keep <= 1.0:
         raise ValueError(f"keep must be in (0, 1], got {keep}")
     out = {}
@@ -77,6 +83,7 @@ def ties_merge(
 ) -> dict[str, torch.Tensor]:
     """TIES: trim each task vector, elect a sign per entry from the sum of the trimmed vectors, and average
     only the entries that agree with it (zeros do not vote or count)."""
+    torch = require("torch", "llm")
     if not vectors:
         raise ValueError("ties_merge needs at least one task vector")
     trimmed = [trim(v, keep) for v in vectors]
@@ -95,6 +102,7 @@ def dare(vector: Mapping[str, torch.Tensor], *, drop: float = 0.2, seed: int = 0
 
     The mask of tensor ``i`` (in name order) comes from a generator seeded with ``seed + i``.
     """
+    torch = require("torch", "llm")
     if not 0.0 <= drop < 1.0:
         raise ValueError(f"drop must be in [0, 1), got {drop}")
     out = {}
@@ -118,6 +126,7 @@ def task_vector_cosines(
             O(projection_dim) however large the model), the random-projection option of M2RL's analysis.
         seed: the projection's seed (the same for every vector, so they share one projection).
     """
+    torch = require("torch", "llm")
     names = sorted(vectors[0])
     flat = []
     for v in vectors:
@@ -167,7 +176,7 @@ class Args:
 
 def read_state(path: str | Path) -> dict[str, torch.Tensor]:
     """Every tensor of a local safetensors checkpoint directory (sharded or not)."""
-    from safetensors.torch import load_file
+    load_file = require("safetensors.torch", "llm").load_file
 
     files = sorted(Path(path).glob("*.safetensors"))
     if not files:

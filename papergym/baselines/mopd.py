@@ -73,6 +73,8 @@ class Args:
     """Show a progress bar."""
     device: str = "cpu"
     """The torch device."""
+    max_grad_norm: float = 1.0
+    """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
     threads: int = 0
     """torch intra-op threads (0: torch's default)."""
 
@@ -204,8 +206,10 @@ def main(args: Args) -> dict[str, Any]:
             optimizer.zero_grad(set_to_none=True)
             loss, stats = batch_loss(args, policy, teachers, episodes, outcome)
             loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
             optimizer.step()
             metrics = {
+                "grad_norm": float(grad_norm),
                 **stats,
                 "reward": float(np.mean(outcome)),
                 "success": float(np.mean([e.trajectory.success for e in episodes])),

@@ -324,3 +324,17 @@ def set_threads(threads: int) -> None:
     busy 2-core machine, where threads spin against each other."""
     if threads > 0:
         require("torch", "llm").set_num_threads(int(threads))
+
+
+def parameter_snapshot(model: Any) -> list[Any]:
+    """Detached copies of ``model``'s parameters, the reference of `parameter_distance`."""
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def parameter_distance(model: Any, snapshot: Sequence[Any]) -> float:
+    """``‖θ − θ_0‖_2`` over all parameters, θ_0 being a `parameter_snapshot` of the same model."""
+    torch = require("torch", "llm")
+    with torch.no_grad():
+        pairs = zip(model.parameters(), snapshot, strict=True)
+        total = sum(float(torch.linalg.vector_norm(p - p0)) ** 2 for p, p0 in pairs)
+    return math.sqrt(total)

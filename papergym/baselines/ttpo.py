@@ -86,6 +86,8 @@ class Args:
     """Show a progress bar."""
     device: str = "cpu"
     """The torch device."""
+    max_grad_norm: float = 1.0
+    """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
     threads: int = 0
     """torch intra-op threads (0: torch's default)."""
 
@@ -304,15 +306,16 @@ def main(args: Args) -> dict[str, Any]:
             optimizer.zero_grad(set_to_none=True)
             rewards, votes, stats = [], [], []
             for group in groups:
-                group_rewards = reward_fn([e.trajectory for e in group])
-                vote = reward_fn.last_vote
+                group_rewards, vote = reward_fn.vote_rewards([e.trajectory for e in group])
                 loss, group_stats = group_loss(args, policy, teacher, group, group_rewards, vote)
                 (loss / len(groups)).backward()
                 rewards.append(group_rewards)
                 votes.append(vote)
                 stats.append({"loss": float(loss.detach()), **group_stats})
+            grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
             optimizer.step()
             metrics = {
+                "grad_norm": float(grad_norm),
                 "reward": float(np.mean(rewards)),
                 "majority_ratio": float(np.mean([v.ratio for v in votes])),
                 **{k: float(np.mean([s[k] for s in stats])) for k in stats[0]},

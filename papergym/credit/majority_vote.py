@@ -49,7 +49,8 @@ class MajorityVoteReward:
         n_votes: vote on the first ``n_votes`` members only (TTRL votes on more rollouts than it
             trains on); None: every member votes. Every member is still rewarded.
 
-    The latest vote is kept in ``last_vote`` for logging (label, majority ratio).
+    `vote_rewards` returns the vote with the rewards (trainers that need the label use it); the
+    latest vote is also kept in ``last_vote`` for interactive inspection only.
     """
 
     def __init__(self, *, n_votes: int | None = None) -> None:
@@ -61,10 +62,22 @@ class MajorityVoteReward:
     def __call__(
         self, group: Sequence[Trajectory], *, batch: Sequence[Sequence[Trajectory]] = ()
     ) -> list[float]:
+        return self.vote_rewards(group)[0]
+
+    def vote_rewards(self, group: Sequence[Trajectory]) -> tuple[list[float], Vote]:
+        """The members' rewards and the vote that produced them (label, majority ratio).
+
+        Args:
+            group: the group's trajectories.
+
+        Returns:
+            ``(rewards, vote)``: 1.0 / 0.0 per member, and the group's `Vote`.
+        """
         answers = [final_answer(t) for t in group]
         vote = majority_vote(answers[: self.n_votes] if self.n_votes else answers)
         self.last_vote = vote
-        return [1.0 if vote.label is not None and a == vote.label else 0.0 for a in answers]
+        rewards = [1.0 if vote.label is not None and a == vote.label else 0.0 for a in answers]
+        return rewards, vote
 
 
 def final_answer(trajectory: Trajectory) -> Hashable | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -39,6 +40,20 @@ def by_member(group, *, batch=()):
     return [float(i) for i in range(len(group))]
 
 
+def _tiny_grpo_args(tiny_dir: Path, out: Path, **overrides: Any) -> grpo.Args:
+    """Two small GRPO steps of the tiny model on level-1 maths."""
+    settings: dict[str, Any] = {
+        "env_kw": ["domain=math", "difficulty=1"],
+        "steps": 2,
+        "prompts_per_step": 2,
+        "group_size": 2,
+        "max_new_tokens": 6,
+        "lr": 1e-3,
+        "progress": False,
+    }
+    return grpo.Args(model=str(tiny_dir), out=str(out), **{**settings, **overrides})
+
+
 def test_sft_two_steps(tiny_dir: Path, tmp_path: Path) -> None:
     args = sft.Args(
         env_kw=["domain=math", "difficulty=1"],
@@ -69,17 +84,10 @@ def test_sft_two_steps(tiny_dir: Path, tmp_path: Path) -> None:
 def test_grpo_variants_two_steps(tiny_dir: Path, tmp_path: Path, variant: str, extra: dict) -> None:
     prefix = "prefix_prob" in extra
     seen = []
-    args = grpo.Args(
-        env_kw=["domain=math", "difficulty=1"],
-        model=str(tiny_dir),
-        out=str(tmp_path / "g"),
-        steps=2,
-        prompts_per_step=2,
-        group_size=2,
-        max_new_tokens=6,
+    args = _tiny_grpo_args(
+        tiny_dir,
+        tmp_path / "g",
         variant=variant,
-        lr=1e-3,
-        progress=False,
         prefix_model=str(tiny_dir) if prefix else None,
         prefix_tokens=8,
         **extra,
@@ -250,3 +258,12 @@ def test_a_step_without_an_update_logs_strict_json_and_still_draws(tmp_path: Pat
     lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
     assert json.loads(lines[1], parse_constant=pytest.fail) == {"step": 1, "loss": None, "updated": False}
     assert run.finish() == tmp_path / "run" / "curves.png"
+
+
+def test_grpo_reports_parameter_drift_from_the_start(tiny_dir: Path, tmp_path: Path) -> None:
+    grpo.main(_tiny_grpo_args(tiny_dir, tmp_path / "g"), group_reward=by_member)
+    rows = read_metrics(tmp_path / "g" / "metrics.jsonl")
+    before, after = _weights(tiny_dir), _weights(tmp_path / "g" / "final")
+    expected = math.sqrt(sum(float((after[n] - before[n]).norm()) ** 2 for n in before))
+    assert rows[0]["drift_l2"] > 0
+    assert rows[-1]["drift_l2"] == pytest.approx(expected, rel=1e-4)

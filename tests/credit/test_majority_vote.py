@@ -43,3 +43,10 @@ def test_vote_subset() -> None:
     assert reward([_traj("1"), _traj("1"), _traj("2"), _traj("2"), _traj("2")]) == [1.0, 1.0, 0.0, 0.0, 0.0]
     with pytest.raises(ValueError):
         MajorityVoteReward(n_votes=0)
+
+
+def test_vote_rewards_returns_the_vote_with_the_rewards() -> None:
+    group = [_traj("3"), _traj("7"), _traj("7")]
+    rewards, vote = MajorityVoteReward().vote_rewards(group)
+    assert rewards == [0.0, 1.0, 1.0]
+    assert vote.label == "7" and vote.ratio == pytest.approx(2 / 3)
