@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -61,7 +61,8 @@ def task_arithmetic(
     """``θ = θ_base + λ Σ_d τ_d``."""
     if not vectors:
         raise ValueError("task_arithmetic needs at least one task vector")
-    merged = {name: sum(v[name] for v in vectors) for name in vectors[0]}
+    # sum() starts from 0, which the first tensor broadcasts away; the result is a tensor per name
+    merged = {name: torch.stack([v[name] for v in vectors]).sum(dim=0) for name in vectors[0]}
     return _apply(base, merged, lam)
 
 
@@ -209,7 +210,7 @@ def merge_states(base: StateDict, experts: Sequence[StateDict], args: Args) -> d
         return ties_merge(base, vectors, keep=args.keep, lam=args.lam)
     if args.method.endswith("task_arithmetic"):
         return task_arithmetic(base, vectors, lam=args.lam)
-    raise ValueError(f"unknown method {args.method!r}; choose one of {MergeMethod.__args__}")
+    raise ValueError(f"unknown method {args.method!r}; choose one of {get_args(MergeMethod)}")
 
 
 def main(args: Args) -> dict[str, Any]:

@@ -178,7 +178,10 @@ def sample(
         return out
     if (seed is None) == (row_seeds is None):
         raise ValueError("pass exactly one of seed= and row_seeds=")
-    seeds = [member_seed(seed, r) for r in range(n)] if row_seeds is None else [int(s) for s in row_seeds]
+    if row_seeds is not None:
+        seeds = [int(s) for s in row_seeds]
+    elif seed is not None:
+        seeds = [member_seed(seed, r) for r in range(n)]
     if len(seeds) != n:
         raise ValueError(f"row_seeds has {len(seeds)} entries for {n} rows")
     generators = [torch.Generator().manual_seed(s % _SEED_MODULUS) for s in seeds]

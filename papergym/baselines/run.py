@@ -126,7 +126,7 @@ class Run:
                     self._tb.add_scalar(key, value, int(step))
 
     def save(
-        self, step: int, model: Any, tokenizer: Any, optimizer: Any, extra: Mapping[str, Any] = ()
+        self, step: int, model: Any, tokenizer: Any, optimizer: Any, extra: Mapping[str, Any] | None = None
     ) -> Path:
         """Write ``checkpoints/step_{step}``: the model, tokenizer and ``trainer_state.pt``. ``step`` is the
         number of completed steps (the step a resumed run starts at)."""
@@ -135,7 +135,7 @@ class Run:
         path.mkdir(parents=True, exist_ok=True)
         model.save_pretrained(path, safe_serialization=True)
         tokenizer.save_pretrained(path)
-        state = {"step": int(step), "optimizer": optimizer.state_dict(), **dict(extra)}
+        state = {"step": int(step), "optimizer": optimizer.state_dict(), **dict(extra or {})}
         torch.save(state, path / (_STATE + ".tmp"))
         (path / (_STATE + ".tmp")).replace(
             path / _STATE

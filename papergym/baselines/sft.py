@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from papergym.baselines.policy import load_policy, pad_right, token_logprobs
-from papergym.baselines.rollout import demonstrations
+from papergym.baselines.rollout import Segment, demonstrations
 from papergym.baselines.run import Run, evaluate_policy, make_envs, parse_kwargs, set_threads
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
@@ -97,7 +97,7 @@ def main(args: Args) -> dict[str, Any]:
     # the demonstrations: deterministic in the run seed, so a resumed run rebuilds the same data
     envs = make_envs(args.env, env_kwargs, 1)
     seeds = [member_seed(args.seed, i) % 2**31 for i in range(args.episodes)]
-    contexts = []
+    contexts: list[Segment] = []
     for s in seeds:
         for episode in demonstrations(policy, envs, seeds=[s]):
             contexts.extend(seg for seg in episode.segments if any(seg.loss_mask))
