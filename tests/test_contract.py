@@ -136,13 +136,23 @@ _ANSWER_NOT_GATED_ON_LOOKING = {
     "papergym/WorldModelGUI-v0": _GUI_QUESTIONS,
     "papergym/SearchCritic-v0": "the exact-match answer is not gated on the passages retrieved",
 }
+# Service ids: every action counts as effective there (see `effective_state`); generated refusal-style
+# tasks are scored by not_called predicates, and the second-to-last message is not always needed, so
+# dropping it still succeeds. The service checks are the svc engineer's (issue 19, item 1).
+_SERVICE_LENIENT = "service success survives dropping the last state-changing oracle action (svc's checks)"
+_ANSWER_NOT_GATED_ON_LOOKING |= {"papergym/ServiceAgent-v0": _SERVICE_LENIENT}
+_SIMULATED_VOICE = {"channel": "simulated"}
+
+
+def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
+    if env_id == "papergym/VoiceService-v0" and variant.get("channel") == _SIMULATED_VOICE["channel"]:
+        return _SERVICE_LENIENT
+    return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
+
+
 EFFECTIVE_CASES = [
-    pytest.param(
-        *c.values,
-        id=c.id,
-        marks=pytest.mark.xfail(strict=True, reason=_ANSWER_NOT_GATED_ON_LOOKING[c.values[0]]),
-    )
-    if c.values[0] in _ANSWER_NOT_GATED_ON_LOOKING
+    pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(strict=True, reason=_lenient(*c.values)))
+    if _lenient(*c.values)
     else c
     for c in CASES
 ]
