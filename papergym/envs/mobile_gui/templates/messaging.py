@@ -239,6 +239,7 @@ class Playlist(Template):
 
 class FileTask(Template):
     """``kind``: ``delete``, ``move`` or ``copy`` (a receipt from DCIM to Download)."""
+
     edits_existing = True  # it deletes, edits or moves records present at reset
 
     apps = ("files",)

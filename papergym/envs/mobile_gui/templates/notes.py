@@ -118,6 +118,7 @@ class NoteFromClipboard(Template):
 
 class DeleteNotes(Template):
     """``which``: ``named``, ``newest`` or ``all``."""
+
     edits_existing = True  # it deletes, edits or moves records present at reset
 
     apps = ("markor",)
@@ -168,6 +169,7 @@ class DeleteNotes(Template):
 
 class EditNote(Template):
     """``mode``: ``header`` (prepend a line), ``header_blank`` (prepend with a blank line) or ``replace``."""
+
     edits_existing = True  # it deletes, edits or moves records present at reset
 
     apps = ("markor",)

@@ -156,6 +156,7 @@ class DeleteExpenses(Template):
 
 class DeleteDuplicates(Template):
     """Exact duplicates, read off the list rows (each row shows every field)."""
+
     edits_existing = True  # it deletes, edits or moves records present at reset
 
     def __init__(
@@ -265,6 +266,7 @@ class DeleteRecipes(Template):
 
 class DeleteRecipesWithIngredient(Template):
     """Open each recipe, read its directions, delete it when they use the ingredient."""
+
     edits_existing = True  # it deletes, edits or moves records present at reset
 
     name, optimal_steps, apps = "RecipeDeleteMultipleRecipesWithConstraint", 20, ("recipes",)
