@@ -43,3 +43,48 @@ def trajectory_digest(env_id: str, variant: dict[str, Any]) -> str:
 if __name__ == "__main__":
     cases = json.loads(sys.argv[1])
     print(json.dumps([trajectory_digest(env_id, variant) for env_id, variant in cases]))
+
+
+def effective_state(env: gym.Env) -> str:
+    """What an action can change that a success check may read, as a comparable string.
+
+    Per env: the phone (records, settings, navigation) for the GUI envs, the memory and reading position
+    for MemoryQA, the retrieved passages and feedback for SearchCritic; for every other env the whole
+    `_state()` (its database, dialogue and counters), so any action counts as effective there.
+    """
+    u = env.unwrapped
+    s = getattr(u, "_s", None)
+    if s is not None and hasattr(s, "phone"):
+        return repr(_jsonable(s.phone.to_dict()))
+    if hasattr(u, "_reading"):
+        r = u._reading()
+        return repr((r.memory, r.pos))
+    if s is not None and hasattr(s, "retrieved"):
+        return repr((sorted(set(s.retrieved)), s.feedback))
+    return repr(_jsonable(u._state()))
+
+
+def last_effective_index(
+    env: gym.Env, actions: list[str], *, seed: int, options: dict[str, Any]
+) -> int | None:
+    """The index of the last action before the final one that changed `effective_state`, or None."""
+    env.reset(seed=seed, options=options)
+    last = None
+    for i, action in enumerate(actions[:-1]):
+        before = effective_state(env)
+        env.step(action)
+        if effective_state(env) != before:
+            last = i
+    return last
+
+
+def perturbed(action: str) -> str:
+    """``action`` with its last letter or digit changed (a wrong gold answer of the same shape)."""
+    for i in range(len(action) - 1, -1, -1):
+        c = action[i]
+        if c.isdigit():
+            return action[:i] + str((int(c) + 1) % 10) + action[i + 1 :]
+        if c.isalpha():
+            nxt = "a" if c.lower() == "z" else chr(ord(c.lower()) + 1)
+            return action[:i] + (nxt.upper() if c.isupper() else nxt) + action[i + 1 :]
+    return action + " x"

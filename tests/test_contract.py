@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import papergym
 from papergym.core import info_keys
 from papergym.core.trajectory import OraclePolicy, rollout
-from tests.contract_helpers import trajectory_digest
+from tests.contract_helpers import last_effective_index, perturbed, trajectory_digest
 
 CASES = [
     pytest.param(entry.id, variant, id=f"{entry.id.split('/')[1]}-{json.dumps(variant, sort_keys=True)}")
@@ -130,21 +130,63 @@ def test_oracle_succeeds_on_20_tasks_of_each_split(env_id: str, variant: dict[st
                 _check_step(env, (step.observation, step.reward, False, False, step.info))
 
 
-@pytest.mark.parametrize(("env_id", "variant"), CASES)
-def test_success_check_is_false_at_reset_and_without_the_last_action(
+_GUI_QUESTIONS = "question templates accept the gold answer without the navigation that shows it"
+_ANSWER_NOT_GATED_ON_LOOKING = {
+    "papergym/MobileGUI-v0": _GUI_QUESTIONS,
+    "papergym/WorldModelGUI-v0": _GUI_QUESTIONS,
+    "papergym/SearchCritic-v0": "the exact-match answer is not gated on the passages retrieved",
+}
+# Service ids: every action counts as effective there (see `effective_state`); generated refusal-style
+# tasks are scored by not_called predicates, and the second-to-last message is not always needed, so
+# dropping it still succeeds. The service checks are the svc engineer's (issue 19, item 1).
+_SERVICE_LENIENT = "service success survives dropping the last state-changing oracle action (svc's checks)"
+_ANSWER_NOT_GATED_ON_LOOKING |= {"papergym/ServiceAgent-v0": _SERVICE_LENIENT}
+_SIMULATED_VOICE = {"channel": "simulated"}
+
+
+def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
+    if env_id == "papergym/VoiceService-v0" and variant.get("channel") == _SIMULATED_VOICE["channel"]:
+        return _SERVICE_LENIENT
+    return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
+
+
+EFFECTIVE_CASES = [
+    pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(strict=True, reason=_lenient(*c.values)))
+    if _lenient(*c.values)
+    else c
+    for c in CASES
+]
+
+
+@pytest.mark.parametrize(("env_id", "variant"), EFFECTIVE_CASES)
+def test_success_check_is_false_at_reset_and_without_the_last_effective_action(
     env_id: str, variant: dict[str, Any]
 ) -> None:
+    """Dropping the last action that changed the env's state (not the final answer) loses the task; a
+    single-turn task's gold answer with one character changed fails."""
     env = _make(env_id, variant)
+    dropped = 0
     for split in env.unwrapped.splits:
         for seed in range(_budget(env, "tasks", 20)):
             options = {"split": split}
             env.reset(seed=seed, options=options)
             assert env.unwrapped.success_check() is False
             actions = [s.action for s in rollout(env, OraclePolicy(), seed=seed, options=options).steps]
+            index = last_effective_index(env, actions, seed=seed, options=options)
             env.reset(seed=seed, options=options)
-            for action in actions[:-1]:
-                env.step(action)
-            assert env.unwrapped.success_check() is False
+            if index is None:
+                assert len(actions) == 1 or env.unwrapped.success_check() is False
+                for action in [*actions[:-1], perturbed(actions[-1])]:
+                    env.step(action)
+            else:
+                dropped += 1
+                for action in actions[:index] + actions[index + 1 :]:
+                    _, _, terminated, truncated, _ = env.step(action)
+                    if terminated or truncated:
+                        break
+            assert env.unwrapped.success_check() is False, (seed, split, index)
+    if len(actions) > 1:
+        assert dropped > 0, "no oracle action changed the env's state"
 
 
 @pytest.mark.parametrize(("env_id", "variant"), CASES)

@@ -392,15 +392,18 @@ def page_text(plan: DocumentPlan, page: int) -> str:
 
 
 _SPACE = re.compile(r"\s+")
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 
 def normalize_answer(text: str) -> str:
-    """The comparison form of an answer: lower case, single spaces, no thousands separators or
-    trailing punctuation; a number in integer form when it is whole."""
+    """The comparison form of an answer: lower case, single spaces, no trailing punctuation; a number
+    in integer form when it is whole, else its exact shortest decimal (never rounded: the questions ask
+    for the exact value, so ``195065.6`` does not equal ``195066``). Commas are dropped only when they
+    are well-formed thousands separators (``195,066``), so a list such as ``19,5066`` stays text."""
     text = _SPACE.sub(" ", text.strip().lower()).strip(" .;:!\"'")
-    number = text.replace(",", "")
+    number = text.replace(",", "") if _THOUSANDS.fullmatch(text) else text
     try:
         value = float(number)
     except ValueError:
         return text
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:g}"
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)

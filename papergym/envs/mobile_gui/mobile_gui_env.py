@@ -257,7 +257,7 @@ class MobileGUIEnv(TextEnv):
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
             s.finished, s.answer = True, parsed.text
-            ok = self.template.check(s.params, s.phone, s.answer)
+            ok = self.template.success(s.params, s.phone, s.answer)
             screen_ok = self.template.screen_check(s.params, self.phone.screen, s.answer)
             info[K.CHECKS] = {"state": ok, "screen": screen_ok}
             return Turn(
@@ -287,7 +287,7 @@ class MobileGUIEnv(TextEnv):
 
     def success_check(self) -> bool:
         s = self._state_or_raise()
-        return bool(s.finished and self.template.check(s.params, s.phone, s.answer))
+        return bool(s.finished and self.template.success(s.params, s.phone, s.answer))
 
     def oracle_action(self) -> str:
         """The oracle's next action: the template's plan, reading only the current screen."""

@@ -220,7 +220,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
             s.finished, s.answer = True, parsed.text
-            true = self.template.check(s.params, s.phone, s.answer)
+            true = self.template.success(s.params, s.phone, s.answer)
             try:
                 judged = self._judge()
             except BackendError as exc:

@@ -9,6 +9,7 @@ template (task_metadata.json; inferred: AndroidWorld itself allows ``int(10 * co
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from collections.abc import Iterable
@@ -21,6 +22,7 @@ from papergym.envs.mobile_gui.views import Screen
 from papergym.envs.mobile_gui.world import base_state
 
 Params = dict[str, Any]
+INITIAL_RECORDS = "_initial_records"  # params key: the records at reset, for the collateral check
 APP_LABELS: dict[str, str] = {key: app.label for key, app in make_apps().items()}
 
 
@@ -40,9 +42,29 @@ def same_list(answer: str, expected: Iterable[str]) -> bool:
     return got == {norm(e) for e in expected}
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def number_answer(answer: str, expected: float) -> bool:
-    m = re.search(r"-?\d+(?:\.\d+)?", str(answer))
-    return m is not None and abs(float(m.group()) - float(expected)) < 1e-6
+    """The answer states exactly one number, and it is ``expected``.
+
+    Answer kinds, and how each template checks them: a number must be the only number in the answer
+    (``"5, 6, 7"``, ``"5 or maybe 10"`` and ``"5 (not 6)"`` fail; surrounding words such as a unit are
+    allowed); names, titles, dates and yes/no are compared whole after `norm` (so a list or an extra
+    alternative never equals them); lists are compared as sets with `same_list` (a missing or an extra
+    item fails).
+    """
+    found = _NUMBER.findall(str(answer))
+    return len(found) == 1 and abs(float(found[0]) - float(expected)) < 1e-6
+
+
+def records_kept(p: Params, state: PhoneState) -> bool:
+    """Every record present at reset is still there, unchanged (new records may be added)."""
+    for collection, records in p.get(INITIAL_RECORDS, {}).items():
+        now = {r["id"]: r for r in state.data.get(collection, [])}
+        if any(now.get(r["id"]) != r for r in records):
+            return False
+    return True
 
 
 class Template:
@@ -55,6 +77,10 @@ class Template:
         question: it is answered in ``finished(content=...)``.
         verification: the goal already holds at reset (AndroidWorld's *Verify templates): the agent
             must check and finish, so only the finish makes it succeed.
+        edits_existing: the task changes or deletes records present at reset (its own `check` then
+            says which); otherwise `success` also requires every record present at reset to be kept
+            unchanged, in every app (tau2's DB check: the final state is the initial state plus only the
+            task's change; a collateral delete or edit fails).
     """
 
     name = ""
@@ -62,6 +88,7 @@ class Template:
     apps: tuple[str, ...] = ()
     question = False
     verification = False
+    edits_existing = False
 
     @property
     def budget(self) -> int:
@@ -72,7 +99,12 @@ class Template:
         del difficulty  # one level; AndroidWorld's difficulty is a property of the template
         state = base_state(rng)
         params = self.setup(rng, state)
+        params[INITIAL_RECORDS] = copy.deepcopy(state.data)
         return params, state
+
+    def success(self, p: Params, state: PhoneState, answer: str | None) -> bool:
+        """`check`, and no collateral change to the records present at reset (see ``edits_existing``)."""
+        return self.check(p, state, answer) and (self.edits_existing or records_kept(p, state))
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:
         """Draw the parameters and adapt the initial state (targets, distractors)."""

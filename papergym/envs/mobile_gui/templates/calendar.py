@@ -139,6 +139,8 @@ class AddEvent(Template):
 class DeleteEvents(Template):
     """``which``: ``date`` (all on a date), ``weekday`` (all this weekday) or ``one`` (one at a time)."""
 
+    edits_existing = True  # it deletes, edits or moves records present at reset
+
     apps = ("calendar",)
 
     def __init__(self, name: str, which: str, optimal_steps: int) -> None:

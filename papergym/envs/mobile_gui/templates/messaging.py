@@ -240,6 +240,8 @@ class Playlist(Template):
 class FileTask(Template):
     """``kind``: ``delete``, ``move`` or ``copy`` (a receipt from DCIM to Download)."""
 
+    edits_existing = True  # it deletes, edits or moves records present at reset
+
     apps = ("files",)
 
     def __init__(self, name: str, kind: str, optimal_steps: int) -> None:

@@ -119,6 +119,8 @@ class NoteFromClipboard(Template):
 class DeleteNotes(Template):
     """``which``: ``named``, ``newest`` or ``all``."""
 
+    edits_existing = True  # it deletes, edits or moves records present at reset
+
     apps = ("markor",)
 
     def __init__(self, name: str, which: str, optimal_steps: int) -> None:
@@ -167,6 +169,8 @@ class DeleteNotes(Template):
 
 class EditNote(Template):
     """``mode``: ``header`` (prepend a line), ``header_blank`` (prepend with a blank line) or ``replace``."""
+
+    edits_existing = True  # it deletes, edits or moves records present at reset
 
     apps = ("markor",)
 
@@ -252,6 +256,7 @@ class CreateFolder(Template):
 
 
 class MoveNote(Template):
+    edits_existing = True  # it deletes, edits or moves records present at reset
     name, optimal_steps, apps = "MarkorMoveNote", 7, ("markor",)
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:
@@ -287,6 +292,7 @@ class MoveNote(Template):
 
 
 class MergeNotes(Template):
+    edits_existing = True  # it deletes, edits or moves records present at reset
     name, optimal_steps, apps = "MarkorMergeNotes", 39, ("markor",)
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:

@@ -127,6 +127,7 @@ class AddExpenses(Template):
 
 
 class DeleteExpenses(Template):
+    edits_existing = True  # it deletes, edits or moves records present at reset
     apps = ("expenses",)
 
     def __init__(self, name: str, n: int, noise: int, optimal_steps: int) -> None:
@@ -155,6 +156,8 @@ class DeleteExpenses(Template):
 
 class DeleteDuplicates(Template):
     """Exact duplicates, read off the list rows (each row shows every field)."""
+
+    edits_existing = True  # it deletes, edits or moves records present at reset
 
     def __init__(
         self,
@@ -232,6 +235,7 @@ class AddRecipes(Template):
 
 
 class DeleteRecipes(Template):
+    edits_existing = True  # it deletes, edits or moves records present at reset
     apps = ("recipes",)
 
     def __init__(self, name: str, n: int, noise: int, optimal_steps: int) -> None:
@@ -262,6 +266,8 @@ class DeleteRecipes(Template):
 
 class DeleteRecipesWithIngredient(Template):
     """Open each recipe, read its directions, delete it when they use the ingredient."""
+
+    edits_existing = True  # it deletes, edits or moves records present at reset
 
     name, optimal_steps, apps = "RecipeDeleteMultipleRecipesWithConstraint", 20, ("recipes",)
 
