@@ -61,8 +61,7 @@ def task_arithmetic(
     """``θ = θ_base + λ Σ_d τ_d``."""
     if not vectors:
         raise ValueError("task_arithmetic needs at least one task vector")
-    # sum() starts from 0, which the first tensor broadcasts away; the result is a tensor per name
-    merged = {name: torch.stack([v[name] for v in vectors]).sum(dim=0) for name in vectors[0]}
+    merged = {name: sum((v[name] for v in vectors[1:]), vectors[0][name]) for name in vectors[0]}
     return _apply(base, merged, lam)
 
 
