@@ -7,10 +7,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from papergym.core import info_keys as K
 from papergym.core.tasks import Task, TaskGenerator
 from papergym.core.text_env import TextEnv, Turn
+
+# Hypothesis' default 200 ms per-example deadline measures the machine, not the code: on a loaded
+# 2-core runner a correct example can take longer and fail as "DeadlineExceeded". Deadlines are off
+# for every property test (the number of examples stays bounded); performance has its own benchmarks.
+settings.register_profile("papergym", deadline=None)
+settings.load_profile("papergym")
 
 
 def _target(rng: random.Random, difficulty: int) -> int:

@@ -44,9 +44,10 @@ def test_eval_records_a_backend_fault_and_goes_on(
     fake_server: Server, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     # episode 0 recovers from a hang, 1 fails twice (max_retries=1), 2 from a dropped connection,
-    # 3 from a malformed reply, 4 gets a client error (no retry)
+    # 3 from a malformed reply, 4 gets a client error (no retry). The 1 s client timeout only has to
+    # outlast a loopback reply; the hang lasts until the server stops, so the counts never race.
     server = fake_server(["hang", "ok", "500", "500", "close", "ok", "malformed", "ok", "400"])
-    spec = f"openai:{server.url}#m?timeout=0.3&max_retries=1&backoff_s=0.01"
+    spec = f"openai:{server.url}#m?timeout=1.0&max_retries=1&backoff_s=0.01"
     records = run_eval(spec, tmp_path / "faults.jsonl", episodes=5)
     assert server.count == 9
     assert [("error" in r) for r in records] == [False, True, False, False, True]

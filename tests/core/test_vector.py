@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -41,15 +44,20 @@ class HashAnswerPolicy:
         return f"\\boxed{{{int.from_bytes(digest, 'big') % 3}}}"
 
 
-class SlowStepEnv(gym.Wrapper):
-    """Sleeps before each step (a slow tool, a remote sandbox)."""
+class GatedStepEnv(gym.Wrapper):
+    """Blocks each step until the test opens ``gate`` (a FIFO) for writing: a slow tool, driven by events.
 
-    def __init__(self, env: gym.Env, delay_s: float) -> None:
+    Opening a FIFO for reading blocks until a writer opens it, so the step's progress depends only on
+    what the test does, never on how fast the machine is.
+    """
+
+    def __init__(self, env: gym.Env, gate: str) -> None:
         super().__init__(env)
-        self.delay_s = delay_s
+        self.gate = gate
 
     def step(self, action: Any) -> Any:
-        time.sleep(self.delay_s)
+        with open(self.gate) as gate:
+            gate.read()
         return self.env.step(action)
 
 
@@ -101,16 +109,25 @@ def test_step_ready_steps_only_the_named_envs(workers: str) -> None:
         vec.close()
 
 
-def test_a_fast_env_is_not_held_back_by_a_slow_one() -> None:
-    slow = lambda: SlowStepEnv(make_reasoning(), delay_s=0.5)  # noqa: E731
+def _gated_reasoning(gate: str) -> gym.Env:
+    return GatedStepEnv(make_reasoning(), gate)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="the gate is a POSIX FIFO")
+def test_a_fast_env_is_not_held_back_by_a_slow_one(tmp_path: Path) -> None:
+    gate = str(tmp_path / "gate")
+    os.mkfifo(gate)
+    slow = functools.partial(_gated_reasoning, gate)
     vec = LLMVectorEnv([slow, make_reasoning], workers="process")
     try:
         vec.reset(seed=0)
         vec.submit(0, "\\boxed{1}")
         vec.submit(1, "\\boxed{1}")
         first = vec.ready()
-        assert [r.index for r in first] == [1]  # the slow env's step is still running
+        assert [r.index for r in first] == [1]  # the slow env's step cannot finish: its gate is shut
         assert vec.pending == frozenset({0})
+        with open(gate, "w") as opened:
+            opened.write("go")
         assert [r.index for r in vec.ready()] == [0]
     finally:
         vec.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from fractions import Fraction
 
 from papergym.core.tags import last_tagged
 
@@ -74,6 +75,19 @@ def normalize_text(text: str) -> str:
     return " ".join(text.split())
 
 
+_GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+
+
+def _drop_thousands(text: str) -> str | None:
+    """``text`` without thousands separators; None when its commas do not group thousands ("3,4").
+
+    A comma that is not a thousands separator separates candidates (``"3, 4"``), which is no one value.
+    """
+    if "," not in text:
+        return text
+    return text.replace(",", "") if _GROUPED.match(text) else None
+
+
 def parse_number(text: str) -> float | None:
     r"""A finite number written as an int, decimal, scientific, ``a/b`` or ``\\frac{a}{b}``; else None.
 
@@ -91,7 +105,9 @@ def parse_number(text: str) -> float | None:
         if match:
             denominator = int(match.group(2))
             return int(match.group(1)) / denominator if denominator else None
-    text = normalize_text(text).replace(",", "")
+    text = _drop_thousands(normalize_text(text))
+    if text is None:
+        return None
     frac = re.fullmatch(r"\\d?frac\{([+-]?\d+)\}\{(\d+)\}", text)
     if frac:
         text = f"{frac.group(1)}/{frac.group(2)}"
@@ -111,3 +127,24 @@ def numbers_match(answer: str, gold: str, *, rel_tol: float = 1e-6, abs_tol: flo
     if a is None or g is None:
         return False
     return math.isclose(a, g, rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+def exact_number(text: str) -> Fraction | None:
+    r"""The exact rational value of a number written as :func:`parse_number` accepts it; else None.
+
+    Decimals are read exactly (``"0.333333"`` is 333333/1000000, not 1/3), so an answer rounded from a
+    non-terminating value is not equal to it.
+
+    >>> exact_number("0.25"), exact_number("\\frac{2}{8}"), exact_number("0.333333") == Fraction(1, 3)
+    (Fraction(1, 4), Fraction(1, 4), False)
+    """
+    if parse_number(text) is None:
+        return None
+    text = _drop_thousands(normalize_text(text)) or ""
+    frac = re.fullmatch(r"\\d?frac\{([+-]?\d+)\}\{(\d+)\}", text)
+    if frac:
+        text = f"{frac.group(1)}/{frac.group(2)}"
+    try:
+        return Fraction(text.replace(" ", ""))
+    except (ValueError, ZeroDivisionError):
+        return None

@@ -179,7 +179,8 @@ def test_check_on_hand_written_texts(kind: str) -> None:
     for text in bad:
         assert not CHECKS[kind](text, constraint), (kind, text)
     problem = Problem("instruction", "p", good[0], 1, {"topic": "t", "constraints": [constraint]})
-    assert DOMAIN.is_correct(problem, good[0])
+    for text in good:  # the constraint holds; whether the text names the topic decides the rest
+        assert DOMAIN.is_correct(problem, text) == instruction.check_topic(text, "t"), (kind, text)
     for text in bad:
         assert not DOMAIN.is_correct(problem, text), (kind, text)
 
@@ -193,19 +194,22 @@ def test_each_of_several_constraints_is_needed() -> None:
         {"type": "no_commas"},
     ]
     problem = Problem("instruction", "p", "", 3, {"topic": "rivers", "constraints": constraints})
-    good = "today the river runs. the river sings."
+    good = "today the river runs among rivers of stone. the river sings."
     assert DOMAIN.is_correct(problem, good)
     one_broken = [
-        "Today the river runs. the river sings.",
-        "so the river runs. the river sings.",
-        "today the river runs. the stream sings.",
-        "today the river runs. the river sings. ok.",
-        "today the river runs. the river, sings.",
+        "Today the river runs among rivers of stone. the river sings.",
+        "so the river runs among rivers of stone. the river sings.",
+        "today the river runs among rivers of stone. the stream sings.",
+        "today the river runs among rivers of stone. the river sings. ok.",
+        "today the river runs among rivers of stone. the river, sings.",
     ]
     for text in one_broken:
         failing = [c["type"] for c in constraints if not CHECKS[c["type"]](text, c)]
         assert len(failing) == 1, (text, failing)
         assert not DOMAIN.is_correct(problem, text)
+    off_topic = "today the river runs among hills of stone. the river sings."  # every constraint holds
+    assert all(CHECKS[c["type"]](off_topic, c) for c in constraints)
+    assert not DOMAIN.is_correct(problem, off_topic)
 
 
 # --- each generated constraint, violated on its own ------------------------------------------------

@@ -5,6 +5,12 @@ the reward needs no judge. Only mutually compatible constraints are drawn togeth
 with uppercase, never two word-count or two layout rules, ...), and the generator builds a text that
 satisfies all of them, which is the gold answer the oracle writes.
 
+The topic is checked too (an inferred rule: IFEval scores format only, with a judge-free topic proxy
+added here because format alone let canned text such as ``yes`` and the gold with its topic swapped
+pass): the answer must hold at least :data:`TOPIC_MIN_SENTENCES` sentences that name the task's topic
+(its words without a leading article, consecutively, any case) and that have at least
+:data:`TOPIC_MIN_WORDS` words each. See :func:`check_topic`.
+
 Definitions the checks use: *words* are what is left between whitespace and punctuation, with
 apostrophes and hyphens joining rather than splitting; a *sentence* ends with ``.``, ``!`` or ``?``
 followed by a space, a quote or the end; a *paragraph* is a block separated by a blank line; a
@@ -142,6 +148,49 @@ def check_paragraph_count(text: str, c: Mapping[str, Any]) -> bool:
 def check_title(text: str, c: Mapping[str, Any]) -> bool:
     """A title with at least one word inside double angular brackets, like ``<<my title>>``."""
     return _TITLE.search(text) is not None
+
+
+TOPIC_MIN_SENTENCES = 1
+"""Inferred: sentences that must name the topic (every gold sentence but the closing phrase does)."""
+TOPIC_MIN_WORDS = 5
+"""Inferred: words such a sentence needs (the shortest gold sentence has 5 besides the topic), so a
+bare topic name or a topic plus filler word is no text about it."""
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def topic_words(topic: str) -> tuple[str, ...]:
+    """The words of ``topic`` a text must name, a leading article dropped.
+
+    >>> topic_words("the night sky"), topic_words("learning a language")
+    (('night', 'sky'), ('learning', 'a', 'language'))
+    """
+    found = words(topic)
+    return tuple(found[1:] if len(found) > 1 and found[0] in _ARTICLES else found)
+
+
+def check_topic(
+    text: str,
+    topic: str,
+    *,
+    min_sentences: int = TOPIC_MIN_SENTENCES,
+    min_words: int = TOPIC_MIN_WORDS,
+) -> bool:
+    """Whether ``text`` has ``min_sentences`` sentences (or lines) of ``min_words`` words naming ``topic``.
+
+    A sentence is a piece between sentence ends or line breaks; it names the topic when the topic's
+    words (:func:`topic_words`) occur in it consecutively.
+    """
+    wanted = topic_words(topic)
+    size = len(wanted)
+    hits = 0
+    for line in text.splitlines():
+        for piece in _SENTENCE_END.split(line):
+            found = words(piece)
+            if len(found) < max(min_words, size):
+                continue
+            if any(tuple(found[i : i + size]) == wanted for i in range(len(found) - size + 1)):
+                hits += 1
+    return hits >= min_sentences
 
 
 CHECKS: Mapping[str, Callable[[str, Mapping[str, Any]], bool]] = {
@@ -343,7 +392,9 @@ def _build(rng: random.Random, kinds: list[str], topic: str) -> tuple[str, list[
     if layout is None:
         count = rand_int(rng, 2, 4)
     else:
-        count = rand_int(rng, 1, 5) if layout == "sentence_count" else rand_int(rng, 2, 5)
+        # A closing phrase takes a sentence of its own, so one more is needed to name the topic.
+        fewest = 2 if layout != "sentence_count" or tail is not None else 1
+        count = rand_int(rng, fewest, 5)
         params[layout]["n"] = count
         if layout == "sentence_count" and tail is not None:
             count -= 1  # the closing phrase is a sentence of its own
@@ -454,8 +505,10 @@ class InstructionDomain:
         return Problem(self.name, prompt, answer, difficulty, {"topic": topic, "constraints": constraints})
 
     def is_correct(self, problem: Problem, answer: str) -> bool:
-        """Whether ``answer`` has at least one word and passes every constraint's check."""
+        """Whether ``answer`` is about the task's topic (:func:`check_topic`) and passes every constraint."""
         if not isinstance(answer, str) or not _folded_words(answer):
+            return False
+        if not check_topic(answer, problem.data["topic"]):
             return False
         for constraint in problem.data["constraints"]:
             check = CHECKS.get(constraint["type"])

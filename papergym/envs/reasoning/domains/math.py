@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Mapping
 from math import gcd
 
-from papergym.envs.reasoning.answers import numbers_match
+from papergym.envs.reasoning.answers import exact_number
 from papergym.envs.reasoning.domains._common import NAMES, check_difficulty, infix, pick, rand_below, rand_int
 from papergym.envs.reasoning.problem import Problem
 
@@ -596,11 +596,17 @@ class MathDomain:
         return Problem(self.name, prompt, answer, difficulty, {"template": template.__name__.lstrip("_")})
 
     def is_correct(self, problem: Problem, answer: str) -> bool:
-        """Whether ``answer`` equals the gold number (fractions, decimals, ``$`` and ``%`` allowed)."""
+        """Whether ``answer`` is exactly the gold number (fractions, decimals, ``$`` and ``%`` allowed).
+
+        The comparison is exact (rationals, no tolerance): every prompt asks for the exact value, so a
+        non-terminating fraction rounded to any number of decimals is wrong, and a text holding more than
+        one number (a list, "X or Y") is not a number at all.
+        """
         if not isinstance(answer, str):
             return False
         text = answer.strip().replace("\\$", "").replace("\\%", "").rstrip("%")
-        return numbers_match(text, problem.answer)
+        value, gold = exact_number(text), exact_number(problem.answer)
+        return value is not None and value == gold
 
 
 DOMAIN = MathDomain()
