@@ -86,3 +86,21 @@ def test_only_empty_splits_fall_back_to_the_splits_that_exist(tmp_path: Path) ->
     assert env.unwrapped.splits == ("small",)
     _, info = env.reset(seed=3)
     assert info[K.TASK_ID] in IDS[:3]
+
+
+def test_the_expected_db_replays_the_users_gold_actions_too() -> None:
+    from papergym.envs.service.db import ServiceDB
+    from papergym.envs.service.evaluation import replay_gold
+    from papergym.envs.service.telecom.tools import TelecomTools
+
+    loaded = load_tau2_folder(FIXTURE, "telecom")
+    task = loaded.tasks["[service]airplane_mode"]
+    assert [(a.name, a.requestor) for a in task.criteria.actions] == [("toggle_airplane_mode", "user")]
+    planted = ServiceDB(loaded.db)
+    tools = TelecomTools(planted)
+    for name, arguments in task.initialization_actions:
+        tools.call(name, arguments, validate=False)
+    assert planted.get("device", "phone")["airplane_mode"] is True
+    expected = replay_gold(task, TelecomTools, loaded.db)
+    assert expected.get("device", "phone")["airplane_mode"] is False
+    assert not expected.same_state(planted)
