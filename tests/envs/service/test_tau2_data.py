@@ -104,3 +104,20 @@ def test_the_expected_db_replays_the_users_gold_actions_too() -> None:
     expected = replay_gold(task, TelecomTools, loaded.db)
     assert expected.get("device", "phone")["airplane_mode"] is False
     assert not expected.same_state(planted)
+
+
+TAU2_AIRLINE = Path(__file__).resolve().parents[4] / "shared" / "tau2" / "airline"
+
+
+@pytest.mark.skipif(
+    not (TAU2_AIRLINE / "tasks.json").is_file(),
+    reason=f"tau2's airline data is not at {TAU2_AIRLINE} (copy tau2's data/tau2/domains/airline/ there)",
+)
+def test_the_gold_of_all_50_of_tau2s_airline_tasks_scores_one() -> None:
+    from tests.envs.service.oracle_play import play_oracle
+
+    env = gym.make("papergym/ServiceAgent-v0", domain="airline", tau2_data=TAU2_AIRLINE).unwrapped
+    ids = list(load_tau2_folder(TAU2_AIRLINE, "airline").tasks)
+    assert len(ids) == 50
+    failed = [(t, info[K.CHECKS]) for t in ids for reward, info, _ in [play_oracle(env, t)] if reward != 1.0]
+    assert not failed
