@@ -224,8 +224,8 @@ class Domain(abc.ABC):
         """A policy violation that blocks the WRITE call ``name``, as a message; None to allow it."""
         return None
 
-    tau2_files: ClassVar[tuple[str, ...]] = ("db.json", "tasks.json", "split_tasks.json", "policy.md")
-    """The files of a tau2 data folder of this domain."""
+    tau2_files: ClassVar[tuple[str, ...]] = ("db.json", "policy.md")
+    """The database and policy files of a tau2 data folder of this domain (tasks: `tau2_data`)."""
 
     def load_tau2_db(self, folder: Path) -> dict[str, Any]:
         """The database of a tau2 data folder (``db.json``; telecom reads TOML)."""

@@ -24,7 +24,8 @@ from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import Outcome, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
 from papergym.envs.service.provenance import ProvenanceLog
-from papergym.envs.service.tasks import ServiceTask, Tau2Folder, load_tau2_folder
+from papergym.envs.service.tasks import ServiceTask
+from papergym.envs.service.tau2_data import Tau2Folder, load_tau2_folder
 from papergym.envs.service.user import STOP, ScriptedUser, stop_token
 
 MAX_STEPS = 100
@@ -64,8 +65,8 @@ def _system_prompt(domain_name: str, policy: str) -> str:
 
 
 @cache
-def _tau2(folder: str, domain_name: str) -> Tau2Folder:
-    return load_tau2_folder(folder, domain_name)
+def _tau2(folder: str, domain_name: str, task_set: str = "default") -> Tau2Folder:
+    return load_tau2_folder(folder, domain_name, task_set)
 
 
 @dataclass
@@ -120,7 +121,9 @@ class ServiceAgentEnv(TextEnv):
 
     ## Arguments
     - ``domain``: ``"retail"``, ``"airline"`` or ``"telecom"``.
-    - ``tau2_data``: a tau2 domain folder to run instead of the generated default.
+    - ``tau2_data``: a tau2 domain folder to run instead of the generated default, as tau2 ships it.
+    - ``tau2_task_set``: which task file of ``tau2_data``: ``"default"`` (``tasks.json``), ``"small"``
+      (``tasks_small.json``) or ``"full"`` (``tasks_full.json``); splits keep the ids the file holds.
     - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
     - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
       ``ModelJudge(model, template=NL_JUDGE_TEMPLATE)``.
@@ -161,6 +164,7 @@ class ServiceAgentEnv(TextEnv):
         *,
         domain: str = "retail",
         tau2_data: str | Path | None = None,
+        tau2_task_set: str = "default",
         user: UserSimulator | None = None,
         judge: Judge | None = None,
         enforce_policy: bool | None = None,
@@ -177,6 +181,7 @@ class ServiceAgentEnv(TextEnv):
         self.domain_name = domain
         self._domain()  # fail fast on an unknown domain
         self.tau2_data = None if tau2_data is None else str(tau2_data)
+        self.tau2_task_set = str(tau2_task_set)
         self.user = user if user is not None else ScriptedUser()
         self.judge = judge
         self.enforce_policy = (self.tau2_data is None) if enforce_policy is None else bool(enforce_policy)
@@ -184,10 +189,10 @@ class ServiceAgentEnv(TextEnv):
         self.max_errors = int(max_errors)
         self.provenance = bool(provenance)
         if self.tau2_data is not None:
-            loaded = _tau2(self.tau2_data, domain)
-            self.splits: tuple[str, ...] = tuple(s for s in ("train", "test") if loaded.splits.get(s)) or (
-                "base",
-            )
+            loaded = self._loaded()
+            self.splits: tuple[str, ...] = loaded.nonempty_splits()
+            if not self.splits:
+                raise ValueError(f"tau2_data={self.tau2_data!r} ({self.tau2_task_set} task set) has no tasks")
         else:
             self.splits = ("train", "test")
         self._s: _State | None = None
@@ -197,13 +202,15 @@ class ServiceAgentEnv(TextEnv):
     def _domain(self) -> Domain:
         return get_domain(self.domain_name)
 
+    def _loaded(self) -> Tau2Folder:
+        assert self.tau2_data is not None
+        return _tau2(self.tau2_data, self.domain_name, self.tau2_task_set)
+
     def _base(self) -> dict[str, Any]:
-        return (
-            _tau2(self.tau2_data, self.domain_name).db if self.tau2_data else _generated(self.domain_name)[0]
-        )
+        return self._loaded().db if self.tau2_data else _generated(self.domain_name)[0]
 
     def _policy(self) -> str:
-        return _tau2(self.tau2_data, self.domain_name).policy if self.tau2_data else self._domain().policy
+        return self._loaded().policy if self.tau2_data else self._domain().policy
 
     def generated_task(self, split: str, index: int) -> ServiceTask:
         """Generated task ``index`` of ``split`` (the same on every machine)."""
@@ -218,9 +225,9 @@ class ServiceAgentEnv(TextEnv):
         return task
 
     def _new_task(self, options: Mapping[str, Any]) -> Task:
-        split = options.get("split", "train")
+        split = options.get("split", self.splits[0])
         if self.tau2_data is not None:
-            loaded = _tau2(self.tau2_data, self.domain_name)
+            loaded = self._loaded()
             if "task_id" in options:
                 task_id = str(options["task_id"])
                 if task_id not in loaded.tasks:
@@ -230,6 +237,11 @@ class ServiceAgentEnv(TextEnv):
                 if split not in loaded.splits:
                     raise ValueError(f"unknown split {split!r}; this tau2 folder has {sorted(loaded.splits)}")
                 ids = loaded.splits[split]
+                if not ids:
+                    raise ValueError(
+                        f"split {split!r} of tau2_data={self.tau2_data!r} holds none of the "
+                        f"{self.tau2_task_set} task set's tasks; splits with tasks: {list(self.splits)}"
+                    )
                 task_id = ids[int(self.np_random.integers(len(ids)))]
             index = list(loaded.tasks).index(task_id)
             return Task(task_id, f"tau2-{self.domain_name}", split, 1, index, loaded.tasks[task_id])

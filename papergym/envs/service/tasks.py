@@ -1,4 +1,4 @@
-"""Service tasks in tau2-bench's format, and the loader of a tau2 domain folder.
+"""Service tasks in tau2-bench's format (the folder loader is `papergym.envs.service.tau2_data`).
 
 A task has a user scenario (persona and instructions: the reason for the call, what the user knows,
 what they do not know, how to behave) and evaluation criteria (expected actions, environment
@@ -10,10 +10,8 @@ which of these gate the reward). Field names follow tau2's ``data_model/tasks.py
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 REWARD_TYPES: tuple[str, ...] = ("DB", "ENV_ASSERTION", "COMMUNICATE", "NL_ASSERTION", "ACTION")
@@ -204,54 +202,3 @@ def task_from_tau2(record: Mapping[str, Any], domain: str) -> ServiceTask:
         ),
         initialization_actions=[(a["func_name"], dict(a.get("arguments") or {})) for a in init],
     )
-
-
-@dataclass(frozen=True)
-class Tau2Folder:
-    """The contents of a tau2 domain folder (``data/tau2/domains/<domain>/``).
-
-    Attributes:
-        db: the initial database (table -> key -> record).
-        tasks: task id -> task.
-        splits: split name -> task ids (``train``, ``test``, ``base``, ...).
-        policy: the domain policy text.
-    """
-
-    db: dict[str, Any]
-    tasks: dict[str, ServiceTask]
-    splits: dict[str, list[str]]
-    policy: str
-
-
-def load_tau2_folder(folder: str | Path, domain: str) -> Tau2Folder:
-    """Read a tau2 domain folder: the database, ``tasks.json``, ``split_tasks.json`` and the policy.
-
-    The database and policy files are the domain's (`Domain.tau2_files`: ``db.json`` and ``policy.md``,
-    telecom's ``db.toml``, ``user_db.toml`` and ``main_policy.md``).
-
-    Raises:
-        ValueError: a file is missing, or a split names an unknown task id.
-    """
-    from papergym.envs.service.domains import get_domain  # the registry imports this module
-
-    path = Path(folder)
-    spec = get_domain(domain)
-    missing = [name for name in spec.tau2_files if not (path / name).is_file()]
-    if missing:
-        raise ValueError(
-            f"tau2_data={str(folder)!r} lacks {missing}; pass tau2's data/tau2/domains/{domain}/ folder"
-        )
-    db = spec.load_tau2_db(path)
-    with open(path / "tasks.json", encoding="utf-8") as f:
-        records: Sequence[Mapping[str, Any]] = json.load(f)
-    tasks = {str(r["id"]): task_from_tau2(r, domain) for r in records}
-    with open(path / "split_tasks.json", encoding="utf-8") as f:
-        splits = {name: [str(i) for i in ids] for name, ids in json.load(f).items()}
-    for name, ids in splits.items():
-        unknown = [i for i in ids if i not in tasks]
-        if unknown:
-            raise ValueError(
-                f"{path / 'split_tasks.json'}: split {name!r} names unknown task ids {unknown[:5]}"
-            )
-    policy = spec.load_tau2_policy(path)
-    return Tau2Folder(db=db, tasks=tasks, splits=splits, policy=policy)

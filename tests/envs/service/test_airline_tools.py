@@ -414,7 +414,7 @@ TAU2_AIRLINE = Path(__file__).resolve().parents[4] / "shared" / "tau2" / "airlin
     reason=f"tau2's airline data is not at {TAU2_AIRLINE} (copy tau2's data/tau2/domains/airline/ there)",
 )
 def test_tau2s_own_airline_tasks_load_and_their_gold_calls_fit_the_tool_schemas() -> None:
-    from papergym.envs.service.tasks import load_tau2_folder
+    from papergym.envs.service.tau2_data import load_tau2_folder
 
     loaded = load_tau2_folder(TAU2_AIRLINE, "airline")
     assert len(loaded.tasks) == 50 and len(loaded.splits["base"]) == 50

@@ -15,7 +15,7 @@ from papergym.core.tool_calls import ToolCall
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.evaluation import NL_JUDGE_TEMPLATE, replay_gold
 from papergym.envs.service.retail.tools import RetailTools
-from papergym.envs.service.tasks import load_tau2_folder
+from papergym.envs.service.tau2_data import load_tau2_folder
 from tests.backends.scripted import ScriptedChat
 
 TAU2_RETAIL = Path(__file__).resolve().parents[4] / "shared" / "tau2" / "retail"

@@ -226,15 +226,16 @@ TAU2_TELECOM = os.environ.get("PAPERGYM_TAU2_TELECOM", "")
 
 @pytest.mark.skipif(
     not TAU2_TELECOM,
-    reason="set PAPERGYM_TAU2_TELECOM to a tau2 telecom folder (db.toml, user_db.toml, tasks.json, "
-    "split_tasks.json, main_policy.md) to replay tau2's own tasks",
+    reason="set PAPERGYM_TAU2_TELECOM to a tau2 telecom folder (db.toml, user_db.toml, tasks.json or "
+    "tasks_small.json, split_tasks.json, main_policy.md) to replay tau2's own tasks",
 )
 def test_tau2_telecom_gold_replays_succeed() -> None:
-    env = _env(tau2_data=TAU2_TELECOM)
+    task_set = "default" if (Path(TAU2_TELECOM) / "tasks.json").is_file() else "small"
+    env = _env(tau2_data=TAU2_TELECOM, tau2_task_set=task_set)
     from papergym.envs.service.service_env import _tau2
 
     failed = []
-    for task_id in _tau2(TAU2_TELECOM, "telecom").tasks:
+    for task_id in _tau2(TAU2_TELECOM, "telecom", task_set).tasks:
         reward, info, _ = play_oracle(env, task_id)
         if reward != 1.0:
             failed.append((task_id, info[K.CHECKS]))

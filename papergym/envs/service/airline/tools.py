@@ -44,6 +44,11 @@ class PaymentInfo(TypedDict):
     amount: float
 
 
+def _reservation_view(reservation: dict[str, Any]) -> dict[str, Any]:
+    """A reservation as tau2's tools return it: its optional ``status`` (last) null when unset."""
+    return {**reservation, "status": reservation.get("status")}
+
+
 def _dollars(amount: float, what: str) -> int | float:
     """An amount as tau2 stores it (an int when whole)."""
     if isinstance(amount, float) and amount.is_integer():
@@ -201,7 +206,7 @@ class AirlineTools(Toolkit):
         Args:
             reservation_id: The reservation id, such as '8JX2WO'.
         """
-        return self._reservation(reservation_id)
+        return _reservation_view(self._reservation(reservation_id))
 
     def list_all_airports(self) -> list[dict[str, str]]:
         """List every airport served: IATA code and city."""
@@ -346,7 +351,7 @@ class AirlineTools(Toolkit):
         }
         self.db.insert("reservations", rid, reservation)
         self.db.append(writable["reservations"], rid)
-        return reservation
+        return _reservation_view(reservation)
 
     def cancel_reservation(self, reservation_id: str) -> dict[str, Any]:
         """Cancel a whole reservation; every payment is refunded to its payment method.
@@ -361,7 +366,7 @@ class AirlineTools(Toolkit):
         for refund in refunds:
             self.db.append(reservation["payment_history"], refund)
         self.db.set(reservation, "status", "cancelled")
-        return reservation
+        return _reservation_view(reservation)
 
     def update_reservation_flights(
         self,
@@ -437,7 +442,7 @@ class AirlineTools(Toolkit):
         if len(passengers) != len(reservation["passengers"]):
             raise ToolError("Number of passengers does not match")
         self.db.set(reservation, "passengers", [dict(p) for p in passengers])
-        return reservation
+        return _reservation_view(reservation)
 
     def update_reservation_baggages(
         self, reservation_id: str, total_baggages: int, nonfree_baggages: int, payment_id: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import operator
+from collections.abc import Mapping
 from typing import Any
 
 from papergym.envs.service.domain import ToolError, Toolkit
@@ -86,6 +87,32 @@ def _user_index(base: Any) -> dict[tuple[str, ...], list[str]]:
                 index.setdefault(key, []).append(user_id)
         entry = _INDEXES[id(base)] = (base, index)
     return entry[1]
+
+
+ORDER_FIELDS: tuple[str, ...] = (
+    "order_id",
+    "user_id",
+    "address",
+    "items",
+    "status",
+    "fulfillments",
+    "payment_history",
+    "cancel_reason",
+    "exchange_items",
+    "exchange_new_items",
+    "exchange_payment_method_id",
+    "exchange_price_difference",
+    "return_items",
+    "return_payment_method_id",
+)
+"""An order's fields in tau2's ``Order`` model order; tau2 shows the unset optional ones as null."""
+
+
+def _order_view(order: Mapping[str, Any]) -> dict[str, Any]:
+    """An order as tau2's tools return it: every field in model order, unset ones null."""
+    view = {name: order.get(name) for name in ORDER_FIELDS}
+    view.update((k, v) for k, v in order.items() if k not in view)
+    return view
 
 
 class RetailTools(Toolkit):
@@ -241,7 +268,7 @@ class RetailTools(Toolkit):
         Args:
             order_id: The order id, such as '#W0000000'. Note the '#' at the start of the order id.
         """
-        return self._order(order_id)
+        return _order_view(self._order(order_id))
 
     def get_product_details(self, product_id: str) -> str:
         """Get the inventory details of a product (all its variant items).
@@ -305,7 +332,7 @@ class RetailTools(Toolkit):
         self.db.set(order, "cancel_reason", reason)
         for refund in refunds:
             self.db.append(order["payment_history"], refund)
-        return order
+        return _order_view(order)
 
     def exchange_delivered_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
@@ -336,7 +363,7 @@ class RetailTools(Toolkit):
         self.db.set(order, "exchange_new_items", sorted(new_item_ids))
         self.db.set(order, "exchange_payment_method_id", payment_method_id)
         self.db.set(order, "exchange_price_difference", diff)
-        return order
+        return _order_view(order)
 
     def modify_pending_order_address(
         self, order_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
@@ -357,7 +384,7 @@ class RetailTools(Toolkit):
             raise ToolError("Non-pending order cannot be modified")
         order = self._order(order_id, write=True)
         self.db.set(order, "address", _address(address1, address2, city, state, country, zip))
-        return order
+        return _order_view(order)
 
     def modify_pending_order_items(
         self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
@@ -402,7 +429,7 @@ class RetailTools(Toolkit):
             self.db.set(item, "price", variant["price"])
             self.db.set(item, "options", dict(variant["options"]))
         self.db.set(order, "status", "pending (item modified)")
-        return order
+        return _order_view(order)
 
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> dict[str, Any]:
         """Modify the payment method of a pending order. The agent must explain the change and get explicit
@@ -437,7 +464,7 @@ class RetailTools(Toolkit):
         )
         self._gift_card_balance(order["user_id"], payment_method_id, -amount)
         self._gift_card_balance(order["user_id"], old_id, amount)
-        return order
+        return _order_view(order)
 
     def modify_user_address(
         self, user_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
@@ -485,7 +512,7 @@ class RetailTools(Toolkit):
         self.db.set(order, "status", "return requested")
         self.db.set(order, "return_items", sorted(item_ids))
         self.db.set(order, "return_payment_method_id", payment_method_id)
-        return order
+        return _order_view(order)
 
 
 __all__ = ["CANCEL_REASONS", "RetailTools", "evaluate_arithmetic"]

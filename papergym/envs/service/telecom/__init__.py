@@ -28,7 +28,7 @@ class TelecomDomain(Domain):
     toolkit: type[TelecomTools] = TelecomTools
     policy: str = TELECOM_POLICY
     templates: tuple[Template, ...] = field(default=TEMPLATES)
-    tau2_files: ClassVar[tuple[str, ...]] = ("db.toml", "tasks.json", "split_tasks.json", "main_policy.md")
+    tau2_files: ClassVar[tuple[str, ...]] = ("db.toml", "main_policy.md")
 
     def generate_db(self, seed: int) -> dict[str, Any]:
         return generate_telecom_db(seed)
