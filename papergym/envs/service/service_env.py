@@ -121,9 +121,10 @@ class ServiceAgentEnv(TextEnv):
     ## Episode End
     Terminated when the user writes a stop token (``###STOP###``, ``###TRANSFER###``,
     ``###OUT-OF-SCOPE###``) and the episode is evaluated. Every other termination scores 0: the
-    scripted user giving up (``###GIVE-UP###``) after ``max_confusions`` agent messages in a row that it
-    could not understand (it asks again after each), and ``max_errors`` failed tool calls. Truncated (scoring 0) at ``max_steps`` and when the user simulator
-    raises `BackendError` (``info["error"]``).
+    scripted user giving up (``###GIVE-UP###``) after ``ScriptedUser(max_confusions=2)`` agent messages
+    in a row that it could not understand (it asks again after each; garbage and bare stop tokens are
+    not understood), and ``max_errors`` failed tool calls. Truncated (scoring 0) at ``max_steps`` and
+    when the user simulator raises `BackendError` (``info["error"]``).
 
     ## Arguments
     - ``domain``: ``"retail"``, ``"airline"`` or ``"telecom"``.
