@@ -11,15 +11,15 @@ Two settings (the env's ``communicate=`` argument):
   - numbers (counts, money): the standalone numbers of the message (commas removed, ``$`` allowed) are
     compared numerically, so ``14`` is not ``4`` and ``$878`` is not ``877.50``; the slot of a number
     is its unit (``$``/dollars, else the next word, skipping list words: ``"4 or 5 orders"``), and no
-    other number of the stated value's slot may appear; words that go with the number (``"4 orders"``)
-    must follow it;
+    other number of the stated value's slot (or without a unit) may appear; words that go with the
+    number (``"4 orders"``) must follow it;
   - statuses (`STATUSES`): the status must appear as words and no other status may;
   - ids, codes and names (anything else): the value must appear as a whole token; for an id or a code
     (a digit, ``_``, ``#`` or all capitals) no other token of the same shape (letters, digits and
     separators in the same pattern) may appear.
 
   The values of every COMMUNICATE string of the task are allowed together, so one message may state
-  them all.
+  them all; no later agent message may state a competing value of the slot (the last word counts).
 """
 
 from __future__ import annotations
@@ -100,28 +100,40 @@ def _states(message: str, value: str, allowed: Sequence[str]) -> bool:
     """``message`` states ``value`` and no competing value of its kind outside ``allowed``."""
     kind = _kind(value)
     low = message.lower()
-    if kind == "status":
-        named = _statuses(low)
-        return value.lower() in named and named <= {a.lower() for a in allowed if _kind(a) == "status"}
     if kind == "number":
         expected = _numbers(value)[0]
+        units = {u for n, u in _slots(message) if n == expected}
         words = _NUMBER.sub(" ", value.lower()).split()
-        slots = _slots(message)
-        units = {u for n, u in slots if n == expected}
-        allowed_numbers = {n for a in allowed if _kind(a) == "number" for n in _numbers(a)}
-        if not units or any(u in units and n not in allowed_numbers for n, u in slots):
-            return False  # not stated, or stated beside a competing value of its slot
         # the words of the value must follow its number ("4 orders", "123 main st")
         tail = r"\W+".join(re.escape(w) for w in words)
         head = re.escape(_NUMBER.search(value.lower()).group(2))  # type: ignore[union-attr]
-        return not words or re.search(rf"(?<![\w.]){head}\W+{tail}", low) is not None
-    tokens = _TOKEN.findall(message)
-    if value.lower() not in {t.lower() for t in tokens}:
+        follows = not words or re.search(rf"(?<![\w.]){head}\W+{tail}", low) is not None
+        return bool(units) and follows and not _competes(message, value, allowed, units)
+    if kind == "status":
+        if value.lower() not in _statuses(low):
+            return False
+    elif value.lower() not in {t.lower() for t in _TOKEN.findall(message)}:
         return False
+    return not _competes(message, value, allowed, set())
+
+
+def _competes(message: str, value: str, allowed: Sequence[str], units: set[str]) -> bool:
+    """``message`` states a value of ``value``'s kind (and slot ``units``, for a number) outside
+    ``allowed``: a number of the same unit or without one, another status, an id of the same shape."""
+    kind = _kind(value)
+    if kind == "number":
+        allowed_numbers = {n for a in allowed if _kind(a) == "number" for n in _numbers(a)}
+        units = units or {u for n, u in _slots(value) if n in allowed_numbers}
+        # a number without a unit could fill any slot, so it competes with every number
+        return any(
+            n not in allowed_numbers and (u in units or not u or "" in units) for n, u in _slots(message)
+        )
+    if kind == "status":
+        return not _statuses(message.lower()) <= {a.lower() for a in allowed if _kind(a) == "status"}
     if not _id_like(value):
-        return True  # a name or a word: no slot of competing values to read
+        return False  # a name or a word: no slot of competing values to read
     allowed_low = {a.lower() for a in allowed}
-    return all(t.lower() in allowed_low for t in tokens if _shape(t) == _shape(value))
+    return any(t.lower() not in allowed_low for t in _TOKEN.findall(message) if _shape(t) == _shape(value))
 
 
 def _id_like(token: str) -> bool:
@@ -137,7 +149,19 @@ def communicated(values: Sequence[str], agent_messages: Sequence[str], mode: Com
         return all(any(v.lower() in m for m in low) for v in values)
     if mode != "strict":
         raise ValueError(f"communicate must be 'strict' or 'substring', got {mode!r}")
-    return all(any(_states(m, v, values) for m in said) for v in values)
+    return all(_stated_last(v, said, values) for v in values)
+
+
+def _stated_last(value: str, said: Sequence[str], allowed: Sequence[str]) -> bool:
+    """Some message states ``value`` and no later message states a competing value of its slot."""
+    for i, message in enumerate(said):
+        if _states(message, value, allowed):
+            units = (
+                {u for n, u in _slots(message) if n in _numbers(value)} if _kind(value) == "number" else set()
+            )
+            if not any(_competes(later, value, allowed, units) for later in said[i + 1 :]):
+                return True
+    return False
 
 
 __all__ = ["STATUSES", "CommunicateMode", "communicated"]

@@ -8,7 +8,8 @@ The outcome is the product of the components listed in the task's ``reward_basis
 - ``ENV_ASSERTION``: every assertion function returns its expected value on the final database;
 - ``COMMUNICATE``: each string is stated by some agent message: tau2's case-insensitive substring test
   (commas removed) with ``communicate="substring"``, or `papergym.envs.service.communicate`'s strict
-  per-kind matcher with ``communicate="strict"`` (the default of generated tasks);
+  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting only agent
+  messages after the agent's first successful tool call;
 - ``NL_ASSERTION``: every assertion holds according to the judge; without a judge, a loaded task's
   assertions are listed as unevaluated and left out of the product (never counted as passed);
 - ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
@@ -107,6 +108,21 @@ class ScriptedJudge:
         return float(hit if not kind.startswith("not_") else not hit)
 
 
+def _stated(events: Sequence[Mapping[str, Any]], communicate: CommunicateMode) -> list[str]:
+    """The agent messages that may communicate a value: all of them for tau2's substring test; under
+    ``"strict"``, those after the agent's first successful tool call (an answer given before looking
+    anything up is a guess)."""
+    if communicate == "substring":
+        return [e["text"] for e in events if e["kind"] == "agent"]
+    looked = False
+    out = []
+    for e in events:
+        looked = looked or (e["kind"] == "tool" and not e["error"])
+        if looked and e["kind"] == "agent":
+            out.append(e["text"])
+    return out
+
+
 def replay_gold(task: ServiceTask, toolkit: type[Toolkit], base: Mapping[str, Any]) -> ServiceDB:
     """The initial database with the task's initialization and gold actions applied."""
     db = ServiceDB(base)
@@ -158,8 +174,7 @@ def evaluate(
             tools.assertion(a.func_name, a.arguments) == a.assert_value for a in crit.env_assertions
         )
     if "COMMUNICATE" in basis:
-        said = [e["text"] for e in events if e["kind"] == "agent"]
-        checks["communicate"] = communicated(crit.communicate_info, said, communicate)
+        checks["communicate"] = communicated(crit.communicate_info, _stated(events, communicate), communicate)
     if "ACTION" in basis:
         calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
         checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)

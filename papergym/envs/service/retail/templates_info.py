@@ -172,8 +172,6 @@ def refuse_template(kind: str, name: str) -> Build:
             }[kind]
             opening = f"Hi, I want to {verb} my order; it is no longer needed."
         b.assertion("The agent does not change the order.", f"not_called:{tool}")
-        b.assertion("The agent looks the order up.", "called:get_order_details")
-        b.assertion("The agent refuses to proceed.", "refused")
         return b.build("", opening, known)
 
     return build
@@ -192,7 +190,6 @@ def transfer_template(name: str) -> Build:
         )
         b.call("transfer_to_human_agents", {"summary": summary}, {"summary": Lit(summary)}, "t")
         b.say(TRANSFER_MESSAGE)
-        b.assertion("The agent transfers the user to a human agent.", "called:transfer_to_human_agents")
         b.stop = "###TRANSFER###"
         return b.build(
             "",
