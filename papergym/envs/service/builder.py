@@ -57,7 +57,19 @@ class TaskBuilder:
         self.nl.append((text, predicate))
 
     def build(self, task_id: str, reason: str, known: str, instructions: str = "") -> ServiceTask:
-        """The task. ``reason`` is the user's opening; ``known`` describes what they know, in prose."""
+        """The task. ``reason`` is the user's opening; ``known`` describes what they know, in prose.
+
+        A refusal task (one with a ``not_called:`` assertion) also asserts, as tau2's "Agent should
+        refuse to proceed" does, that the agent said a refusal and made every gold lookup that justifies
+        it; a transfer task (the user stops with ``###TRANSFER###``), that the agent made every gold call,
+        the transfer included. So never acting does not pass.
+        """
+        refusal = any(p.startswith("not_called:") for _, p in self.nl)
+        if refusal or self.stop == "###TRANSFER###":
+            for action in self.gold:
+                self.assertion(f"The agent calls {action.name}.", f"called:{action.name}")
+        if refusal:
+            self.assertion("The agent refuses to proceed.", "refused")
         basis = ("DB", "COMMUNICATE", "NL_ASSERTION") if self.nl else ("DB", "COMMUNICATE")
         return ServiceTask(
             id=task_id,

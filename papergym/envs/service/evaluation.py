@@ -6,12 +6,15 @@ The outcome is the product of the components listed in the task's ``reward_basis
 - ``DB``: the final database equals the one obtained by replaying the gold actions on the initial
   database (gold replay errors are ignored, as in tau2), so any extra or wrong write fails;
 - ``ENV_ASSERTION``: every assertion function returns its expected value on the final database;
-- ``COMMUNICATE``: each string is a case-insensitive substring of some agent message with commas removed;
+- ``COMMUNICATE``: each string is stated by some agent message: tau2's case-insensitive substring test
+  (commas removed) with ``communicate="substring"``, or `papergym.envs.service.communicate`'s strict
+  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting only agent
+  messages after the agent's first successful tool call;
 - ``NL_ASSERTION``: every assertion holds according to the judge; without a judge, a loaded task's
   assertions are listed as unevaluated and left out of the product (never counted as passed);
 - ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
 
-A conversation that did not end by a stop (agent or user) scores 0 and runs no check.
+A conversation that did not end by a user's stop scores 0 and runs no check.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from papergym.backends.protocols import Judge
+from papergym.envs.service.communicate import CommunicateMode, communicated
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import Toolkit
 from papergym.envs.service.tasks import ServiceTask
@@ -34,6 +38,20 @@ NL_JUDGE_TEMPLATE = (
     "Reply with a bare number and nothing else: 1 if the assertion holds, 0 if it does not."
 )
 """A `ModelJudge` template for tau2 nl_assertions (its score is the first number in [0, 1] of the reply)."""
+REFUSAL_PHRASES: tuple[str, ...] = (
+    "cannot",
+    "can't",
+    "can not",
+    "unable to",
+    "not able to",
+    "not allowed",
+    "not eligible",
+    "does not allow",
+    "doesn't allow",
+    "not permitted",
+)
+"""Phrases that make an agent message a refusal for the ``refused`` predicate (inferred: the wording of
+tau2's "Agent should refuse to proceed" assertions, decided on what the agent said)."""
 
 
 @dataclass
@@ -72,21 +90,40 @@ class ScriptedJudge:
     """The default `Judge` of generated tasks: decides a predicate on the rendered transcript.
 
     Predicates (the ``criterion``): ``said:TEXT`` / ``not_said:TEXT`` (case-insensitive, in an agent
-    message) and ``called:TOOL`` / ``not_called:TOOL``. Scores are 1.0 or 0.0.
+    message), ``called:TOOL`` / ``not_called:TOOL``, and ``refused`` (some agent message holds one of
+    `REFUSAL_PHRASES`). Scores are 1.0 or 0.0.
     """
 
     def score(self, prompt: str, response: str, *, criterion: str = "", seed: int | None = None) -> float:
         kind, _, arg = criterion.partition(":")
         lines = response.splitlines()
+        if kind == "refused":
+            said = [line.lower() for line in lines if line.startswith("[assistant] ")]
+            return float(any(p in line for line in said for p in REFUSAL_PHRASES))
         if kind in ("said", "not_said"):
             hit = any(line.startswith("[assistant] ") and arg.lower() in line.lower() for line in lines)
         elif kind in ("called", "not_called"):
             hit = any(line.startswith(f"[tool_call] {arg} ") for line in lines)
         else:
             raise ValueError(
-                f"unknown ScriptedJudge predicate {criterion!r}; use said/not_said/called/not_called"
+                f"unknown ScriptedJudge predicate {criterion!r}; use said/not_said/called/not_called/refused"
             )
         return float(hit if not kind.startswith("not_") else not hit)
+
+
+def _stated(events: Sequence[Mapping[str, Any]], communicate: CommunicateMode) -> list[str]:
+    """The agent messages that may communicate a value: all of them for tau2's substring test; under
+    ``"strict"``, those after the agent's first successful tool call (an answer given before looking
+    anything up is a guess)."""
+    if communicate == "substring":
+        return [e["text"] for e in events if e["kind"] == "agent"]
+    looked = False
+    out = []
+    for e in events:
+        looked = looked or (e["kind"] == "tool" and not e["error"])
+        if looked and e["kind"] == "agent":
+            out.append(e["text"])
+    return out
 
 
 def replay_gold(task: ServiceTask, toolkit: type[Toolkit], base: Mapping[str, Any]) -> ServiceDB:
@@ -114,6 +151,7 @@ def evaluate(
     stopped: bool,
     judge: Judge | None,
     seed: int | None = None,
+    communicate: CommunicateMode = "substring",
 ) -> Outcome:
     """Score a finished episode as tau2 does.
 
@@ -123,9 +161,10 @@ def evaluate(
         base: the initial database (shared base of ``final``).
         final: the episode's database.
         events: the episode's events (``kind`` user / agent / tool).
-        stopped: the conversation ended by an agent or user stop token.
+        stopped: the conversation ended by the user's stop token.
         judge: the judge for loaded natural-language assertions (None: leave them unevaluated).
         seed: passed to the judge.
+        communicate: the COMMUNICATE setting, ``"substring"`` (tau2-exact) or ``"strict"``.
     """
     if not stopped:
         return Outcome(0.0)
@@ -149,10 +188,7 @@ def evaluate(
             tools.assertion(a.func_name, a.arguments) == a.assert_value for a in crit.env_assertions
         )
     if "COMMUNICATE" in basis:
-        said = [e["text"].lower().replace(",", "") for e in events if e["kind"] == "agent"]
-        checks["communicate"] = all(
-            any(info.lower() in text for text in said) for info in crit.communicate_info
-        )
+        checks["communicate"] = communicated(crit.communicate_info, _stated(events, communicate), communicate)
     if "ACTION" in basis:
         calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
         checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)

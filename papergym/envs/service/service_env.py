@@ -18,6 +18,7 @@ from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable_seed
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
+from papergym.envs.service.communicate import CommunicateMode
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
@@ -26,7 +27,7 @@ from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, r
 from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask
 from papergym.envs.service.tau2_data import Tau2Folder, load_tau2_folder
-from papergym.envs.service.user import STOP, ScriptedUser, stop_token
+from papergym.envs.service.user import GIVE_UP, ScriptedUser, stop_token
 
 MAX_STEPS = 100
 """tau2's orchestrator default max_steps (envs.md §2.2)."""
@@ -34,10 +35,12 @@ MAX_ERRORS = 10
 """tau2's limit on tool-execution errors (envs.md §2.2)."""
 DB_SEED = 2026
 """The seed of the generated default database (one per domain, shared by both splits)."""
+CLOSING = "Your request has been handled."
+"""What the oracle says once its plan is done (a statement, so the user ends the call)."""
 AGENT_INSTRUCTIONS = (
     "You are a customer service agent that helps the user according to the <policy> below. In each turn "
     "you either send a message to the user or make one tool call, never both. To call a tool, write only "
-    '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. To end the conversation, write ###STOP###.'
+    '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. The user ends the conversation.'
 )
 """tau2's agent prompt, in papergym's words."""
 
@@ -105,19 +108,25 @@ class ServiceAgentEnv(TextEnv):
 
     ## Action
     A message to the user, or one tool call ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
-    (python style ``name(k=v)`` is read too). ``###STOP###`` in a message ends the conversation.
+    (python style ``name(k=v)`` is read too). Only the user ends the conversation: a stop token in the
+    agent's message (also inside ``<think>``) is passed to the user like any other text.
 
     ## Reward
     At the end, the additive term ``outcome``: tau2's product of the task's ``reward_basis`` checks (DB
     replay, env assertions, communicated info, NL assertions, actions), listed in ``info["checks"]``.
+    Communicated info is matched strictly on generated tasks (the one value stated for its slot, see
+    `papergym.envs.service.communicate`) and by tau2's substring test on tau2 data (``communicate=``).
+    Generated refusal tasks also require the refusal to be said and the lookups that justify it.
     Unparseable actions and malformed tool calls add ``format`` (-0.1). Loaded NL assertions without a
     ``judge`` are listed in ``info["unevaluated"]``, excluded from reward and success.
 
     ## Episode End
-    Terminated when the agent or the user writes a stop token (``###STOP###``, ``###TRANSFER###``,
-    ``###OUT-OF-SCOPE###``) and the episode is evaluated; also terminated, scoring 0, after
-    ``max_errors`` failed tool calls. Truncated (scoring 0) at ``max_steps`` and when the user simulator
-    raises `BackendError` (``info["error"]``).
+    Terminated when the user writes a stop token (``###STOP###``, ``###TRANSFER###``,
+    ``###OUT-OF-SCOPE###``) and the episode is evaluated. Every other termination scores 0: the
+    scripted user giving up (``###GIVE-UP###``) after ``ScriptedUser(max_confusions=2)`` agent messages
+    in a row that it could not understand (it asks again after each; garbage and bare stop tokens are
+    not understood), and ``max_errors`` failed tool calls. Truncated (scoring 0) at ``max_steps`` and
+    when the user simulator raises `BackendError` (``info["error"]``).
 
     ## Arguments
     - ``domain``: ``"retail"``, ``"airline"`` or ``"telecom"``.
@@ -130,6 +139,8 @@ class ServiceAgentEnv(TextEnv):
     - ``enforce_policy``: refuse writes before authentication or on another user's records (default:
       on for generated tasks, off for tau2 data, whose tools do not check it).
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
+    - ``communicate``: ``"strict"`` or ``"substring"`` (tau2's test); default strict on generated
+      tasks, substring on ``tau2_data``, so tau2's scores stay exact.
     - ``provenance``: record ``info["provenance"]`` per step (default on; IAPO's rule annotator reads it).
     - ``obs_mode``, ``render_mode``, ``format_penalty``: as `TextEnv`.
 
@@ -174,6 +185,7 @@ class ServiceAgentEnv(TextEnv):
         render_mode: str | None = None,
         format_penalty: float = 0.1,
         provenance: bool = True,
+        communicate: CommunicateMode | None = None,
     ) -> None:
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         if max_steps < 1 or max_errors < 1:
@@ -188,6 +200,9 @@ class ServiceAgentEnv(TextEnv):
         self.max_steps = int(max_steps)
         self.max_errors = int(max_errors)
         self.provenance = bool(provenance)
+        if communicate not in (None, "strict", "substring"):
+            raise ValueError(f"communicate must be 'strict', 'substring' or None, got {communicate!r}")
+        self.communicate: CommunicateMode = communicate or ("substring" if self.tau2_data else "strict")
         if self.tau2_data is not None:
             loaded = self._loaded()
             self.splits: tuple[str, ...] = loaded.nonempty_splits()
@@ -408,13 +423,20 @@ class ServiceAgentEnv(TextEnv):
         s = self._require()
         s.dialogue.append({"role": "assistant", "content": text})
         s.events.append({"kind": "agent", "text": text})
-        if STOP in text:
-            return self._finish("")
+        return self._answer()
+
+    def _answer(self) -> Turn:
+        """The user's answer to the agent message last added to the dialogue, ending the episode on the
+        user's stop (evaluated) or give-up (scoring 0)."""
+        s = self._require()
         reply = self._user_reply()
         if isinstance(reply, Turn):
             return Turn(
                 reply.text, {"outcome": 0.0}, truncated=True, info={**reply.info, **self._final_info()}
             )
+        if GIVE_UP in reply:  # the user could not be served: not a user's stop, scores 0
+            s.outcome = Outcome(0.0)
+            return Turn(reply, {"outcome": 0.0}, terminated=True, info=self._final_info())
         if stop_token(reply) is not None:
             return self._finish(reply)
         return Turn(reply, info={K.PARSED_ACTION: None})
@@ -431,6 +453,7 @@ class ServiceAgentEnv(TextEnv):
             stopped=True,
             judge=self.judge,
             seed=int(self.np_random.integers(2**31)) if self.judge is not None else None,
+            communicate=self.communicate,
         )
         return Turn(
             text or "[The conversation has ended.]",
@@ -463,8 +486,8 @@ class ServiceAgentEnv(TextEnv):
             try:
                 return render_step(plan[s.plan_pos], s.plan_ctx)
             except PlanError:
-                return STOP
-        return STOP
+                return CLOSING
+        return CLOSING
 
     def _plan(self) -> tuple[Any, ...]:
         return _gold_plan(self._require().task, self._domain())
@@ -512,7 +535,8 @@ def _gold_plan(task: ServiceTask, domain: Domain) -> tuple[Any, ...]:
         for a in task.criteria.actions
     )
     info = task.criteria.communicate_info
-    task.plan = (*calls, Say("; ".join(info) + " " + STOP if info else STOP))  # cached on the task
+    closing = Say(("Here is what you asked for: " + "; ".join(info)) if info else CLOSING)
+    task.plan = (*calls, closing)  # cached on the task
     return task.plan
 
 

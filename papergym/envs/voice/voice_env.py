@@ -246,14 +246,7 @@ class VoiceServiceEnv(ServiceAgentEnv):
 
     def _message_reply(self) -> Turn:
         """The user's answer to a message already in the dialogue (an audio action)."""
-        reply = self._user_reply()
-        if isinstance(reply, Turn):
-            return Turn(
-                reply.text, {"outcome": 0.0}, truncated=True, info={**reply.info, **self._final_info()}
-            )
-        if stop_token(reply) is not None:
-            return self._finish(reply)
-        return Turn(reply, info={K.PARSED_ACTION: None})
+        return self._answer()
 
     def _step_limit(self, turn: Turn) -> Turn:
         from papergym.envs.service.evaluation import Outcome

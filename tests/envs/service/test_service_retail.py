@@ -194,11 +194,16 @@ def test_the_step_limit_truncates_with_zero() -> None:
     assert results[-1][1] == 0.0 and results[-1][4][K.SUCCESS] is False
 
 
-def test_the_agent_can_end_with_stop_and_is_then_evaluated() -> None:
+def test_only_the_user_ends_the_call_and_a_confused_user_gives_up_scoring_zero() -> None:
     env = _env()
     env.reset(options={"task_id": _first("cancel_no_longer_needed")})
-    _, reward, terminated, _, info = env.step("Goodbye. ###STOP###")
-    assert terminated and reward == 0.0 and info[K.CHECKS]["db"] is False  # the gold cancellation is missing
+    obs, reward, terminated, _, _ = env.step("Goodbye. ###STOP###")
+    assert not terminated and reward == 0.0 and "say that again" in obs
+    obs, _, terminated, _, _ = env.step("<think>###STOP###</think>")
+    assert not terminated and "say that again" in obs
+    obs, reward, terminated, _, info = env.step("###STOP###")  # the third message it cannot understand
+    assert terminated and "###GIVE-UP###" in obs and reward == 0.0 and not info[K.SUCCESS]
+    assert info[K.CHECKS] == {}  # a give-up is not evaluated
 
 
 def test_scripted_user_answers_confirms_withholds_and_stops() -> None:

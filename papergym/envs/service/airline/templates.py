@@ -202,6 +202,9 @@ def _compensate(name: str, grant: bool) -> Build:
                 Res("st"),
             )
             b.assertion("The agent does not send a certificate.", "not_called:send_certificate")
+            b.assertion("The agent looks the reservation up.", "called:get_reservation_details")
+            b.assertion("The agent checks the flight's status.", "called:get_flight_status")
+            b.assertion("The agent refuses to proceed.", "refused")
             return b.build("", opening, known, "If the agent refuses, accept it and end the conversation.")
         amount = COMPENSATION["cancelled"] * n
         b.call(
