@@ -49,8 +49,10 @@ def effective_state(env: gym.Env) -> str:
     """What an action can change that a success check may read, as a comparable string.
 
     Per env: the phone (records, settings, navigation) for the GUI envs, the memory and reading position
-    for MemoryQA, the retrieved passages and feedback for SearchCritic; for every other env the whole
-    `_state()` (its database, dialogue and counters), so any action counts as effective there.
+    for MemoryQA, the retrieved passages and feedback for SearchCritic, the database (the phone's state
+    included) and the agent's successful tool calls (a lookup changes what it knows) for the service
+    envs, so a message that only talks is not effective there; for every other env the whole
+    `_state()`.
     """
     u = env.unwrapped
     s = getattr(u, "_s", None)
@@ -61,6 +63,9 @@ def effective_state(env: gym.Env) -> str:
         return repr((r.memory, r.pos))
     if s is not None and hasattr(s, "retrieved"):
         return repr((sorted(set(s.retrieved)), s.feedback))
+    if s is not None and hasattr(s, "events") and hasattr(s, "db"):  # the service envs: DB and tool calls
+        calls = [e for e in s.events if e["kind"] == "tool" and not e.get("error")]
+        return repr((_jsonable(s.db.to_dict()), _jsonable(calls)))
     return repr(_jsonable(u._state()))
 
 
