@@ -141,7 +141,13 @@ _ANSWER_NOT_GATED_ON_LOOKING |= {"papergym/ServiceAgent-v0": _SERVICE_LENIENT}
 _SIMULATED_VOICE = {"channel": "simulated"}
 
 
+_STRICT_SERVICE_DOMAINS = frozenset({"airline"})
+"""Service domains whose generated tasks already fail without their last state-changing action."""
+
+
 def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
+    if variant.get("domain") in _STRICT_SERVICE_DOMAINS:
+        return None
     if env_id == "papergym/VoiceService-v0" and variant.get("channel") == _SIMULATED_VOICE["channel"]:
         return _SERVICE_LENIENT
     return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
