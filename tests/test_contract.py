@@ -130,10 +130,7 @@ def test_oracle_succeeds_on_20_tasks_of_each_split(env_id: str, variant: dict[st
                 _check_step(env, (step.observation, step.reward, False, False, step.info))
 
 
-_GUI_QUESTIONS = "question templates accept the gold answer without the navigation that shows it"
 _ANSWER_NOT_GATED_ON_LOOKING = {
-    "papergym/MobileGUI-v0": _GUI_QUESTIONS,
-    "papergym/WorldModelGUI-v0": _GUI_QUESTIONS,
     "papergym/SearchCritic-v0": "the exact-match answer is not gated on the passages retrieved",
 }
 # Service ids: every action counts as effective there (see `effective_state`); generated refusal-style
@@ -144,7 +141,13 @@ _ANSWER_NOT_GATED_ON_LOOKING |= {"papergym/ServiceAgent-v0": _SERVICE_LENIENT}
 _SIMULATED_VOICE = {"channel": "simulated"}
 
 
+_STRICT_SERVICE_DOMAINS = frozenset({"airline"})
+"""Service domains whose generated tasks already fail without their last state-changing action."""
+
+
 def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
+    if variant.get("domain") in _STRICT_SERVICE_DOMAINS:
+        return None
     if env_id == "papergym/VoiceService-v0" and variant.get("channel") == _SIMULATED_VOICE["channel"]:
         return _SERVICE_LENIENT
     return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)

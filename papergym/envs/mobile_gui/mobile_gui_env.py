@@ -20,6 +20,7 @@ from papergym.envs.mobile_gui.phone import Phone, PhoneState
 from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.templates import REGISTRY, Template
+from papergym.envs.mobile_gui.templates.base import screen_texts
 from papergym.envs.mobile_gui.views import Layout, Screen
 
 SCREENS = ("text", "html")
@@ -52,6 +53,8 @@ class _State:
     pending: tuple[str, dict[str, Any]] | None = None
     judged: bool = False
     """A world model's judge's verdict at ``finished`` (WorldModelGUI-v0)."""
+    shown: set[tuple[str, str]] = field(default_factory=set)
+    """(screen title, element text) of every screen the agent was shown (the question answers' evidence)."""
 
 
 class MobileGUIEnv(TextEnv):
@@ -81,7 +84,10 @@ class MobileGUIEnv(TextEnv):
     never evaluated; anything else is invalid (feedback, a format penalty, the step counts).
 
     ## Reward
-    ``outcome``: 1.0 at ``finished`` when the task's check passes on the simulator state, else 0.0;
+    ``outcome``: 1.0 at ``finished`` when the task's check passes on the simulator state, else 0.0; a
+    question's answer counts only if the screen it is read from was shown to the agent at some step (the
+    whole list for list questions, the record's detail lines for one-record questions; inferred, an
+    agent must not score by guessing a value it never saw; ``require_shown=False`` drops the rule);
     ``format``: ``-format_penalty`` for an invalid action. ``info["checks"]`` at the end holds ``state``
     (the simulator check) and ``screen`` (the same goal read from the final screen, as a world-model judge
     would). WM-R1's group reward is `papergym.credit` 's concern, not the env's.
@@ -98,6 +104,7 @@ class MobileGUIEnv(TextEnv):
     - ``history``: past actions shown (3, WM-R1). ``element_ids``: accept ``tap(id=...)`` (default True).
     - ``templates``: the AndroidWorld template names drawn (default: all); ``test_size``: tasks per template
       in the test split. Reset options: ``task_id``, ``split``, ``template``.
+    - ``require_shown``: questions need their answer's screen shown (True; inferred, see Reward).
     - ``obs_mode``, ``render_mode``, ``format_penalty`` (0.1, inferred): see `TextEnv`.
 
     ## Paper
@@ -143,6 +150,7 @@ class MobileGUIEnv(TextEnv):
         obs_mode: ObsMode = "text",
         render_mode: str | None = None,
         format_penalty: float = 0.1,
+        require_shown: bool = True,
     ) -> None:
         if screen not in SCREENS:
             raise ValueError(f"screen must be one of {SCREENS}, got {screen!r}")
@@ -165,6 +173,7 @@ class MobileGUIEnv(TextEnv):
         self.layout = LAYOUTS[layout] if isinstance(layout, str) else layout
         self.history = history
         self.element_ids = element_ids
+        self.require_shown = bool(require_shown)
         self.template_names = names
         self._sizes = {"train": DEFAULT_SPLIT_SIZES["train"], "test": test_size}
         self._generators = {
@@ -232,8 +241,24 @@ class MobileGUIEnv(TextEnv):
         # The generator builds a fresh state for every task it returns, so the episode may own it.
         self._s = _State(phone_state, name, dict(params), template.budget)
         self._phone = Phone(self._s.phone, self._apps, self.layout)
+        self._saw()
         text = f"Instruction: {template.goal(params)}\n\nScreen:\n{self._render_screen()}"
         return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: name, K.STEP_BUDGET: template.budget})
+
+    def _saw(self) -> None:
+        """Record the screen the agent is shown now (`current_screen`)."""
+        self._state_or_raise().shown |= screen_texts(self.current_screen())
+
+    def _shown_ok(self) -> bool:
+        """The question's answer was on a screen shown in the episode (always True with ``require_shown``
+        off or for a non-question task)."""
+        s = self._state_or_raise()
+        return not self.require_shown or self.template.answer_shown(s.params, s.shown)
+
+    def _true_success(self) -> bool:
+        """The task's success on the simulator state (with the shown-answer rule)."""
+        s = self._state_or_raise()
+        return self.template.success(s.params, s.phone, s.answer, s.shown, require_shown=self.require_shown)
 
     def _render_screen(self) -> str:
         screen = self.phone.screen
@@ -253,12 +278,13 @@ class MobileGUIEnv(TextEnv):
         if pending is not None and pending[0] == action:
             s.oracle_mem = pending[1]
         feedback = self.phone.act(parsed)
+        self._saw()
         s.history.append(format_action(parsed))
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
             s.finished, s.answer = True, parsed.text
-            ok = self.template.success(s.params, s.phone, s.answer)
-            screen_ok = self.template.screen_check(s.params, self.phone.screen, s.answer)
+            ok = self._true_success()
+            screen_ok = self.template.screen_check(s.params, self.phone.screen, s.answer) and self._shown_ok()
             info[K.CHECKS] = {"state": ok, "screen": screen_ok}
             return Turn(
                 self._observation("Task finished."), {"outcome": float(ok)}, terminated=True, info=info
@@ -287,7 +313,7 @@ class MobileGUIEnv(TextEnv):
 
     def success_check(self) -> bool:
         s = self._state_or_raise()
-        return bool(s.finished and self.template.success(s.params, s.phone, s.answer))
+        return bool(s.finished and self._true_success())
 
     def oracle_action(self) -> str:
         """The oracle's next action: the template's plan, reading only the current screen."""

@@ -9,6 +9,7 @@ which the env keeps in its state, so the oracle snapshots, pickles and resumes w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -231,9 +232,15 @@ class Read(Step):
         return None
 
 
+def at_list_end(lst: Element) -> bool:
+    """The list's scroll indicator (``"a-b of n"``) says its last row is on screen."""
+    m = re.fullmatch(r"\d+-(\d+) of (\d+)", lst.text)
+    return m is not None and m.group(1) == m.group(2)
+
+
 class Scan(Step):
     """Read every element whose id starts with ``prefix`` into ``mem[key]`` (id -> text), scrolling down
-    through the list until a scroll shows nothing new."""
+    through the list until its scroll indicator shows the last row (or a scroll shows nothing new)."""
 
     def __init__(self, key: str, prefix: str = "row_") -> None:
         self.key, self.prefix = key, prefix
@@ -247,7 +254,7 @@ class Scan(Step):
             return None
         lst = ctx.screen.find("list")
         sig = [e.id for e in ctx.screen.elements]
-        if lst is None or not lst.scrollable or ctx.local.get("sig") == sig:
+        if lst is None or not lst.scrollable or at_list_end(lst) or ctx.local.get("sig") == sig:
             ctx.local["done"] = True
             return None
         ctx.local["sig"] = sig

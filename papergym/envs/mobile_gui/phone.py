@@ -15,6 +15,9 @@ from typing import Any, Protocol
 from papergym.envs.mobile_gui.actions import ParsedAction
 from papergym.envs.mobile_gui.views import Command, Dialog, Layout, Placed, Screen, ScreenSpec, lay_out
 
+CLIPBOARD_PREFIX = "clipboard: "
+"""Where the status bar shows the clipboard's text (its tail), when the clipboard is not empty."""
+
 
 @dataclass
 class NavEntry:
@@ -140,6 +143,8 @@ class Phone:
             dialog.buttons = [(b[0], b[1], tuple(b[2])) for b in dialog.buttons]
         status = f"{s.today} {s.now}  wifi:{'on' if s.settings['wifi'] else 'off'}"
         status += f"  bt:{'on' if s.settings['bluetooth'] else 'off'}"
+        if s.clipboard:  # Android 13+ previews what was copied; here the status bar's tail does
+            status += f"  {CLIPBOARD_PREFIX}{s.clipboard}"
         placed = lay_out(
             spec,
             app=app.label,

@@ -56,8 +56,6 @@ def _element(e: Element, colours: dict[str, str]) -> str:
     if tag == "input":
         checked = " checked" if e.checked else ""
         return f'<label {attrs}><input type="checkbox"{checked} disabled>{text}</label>'
-    if e.cls == "RecyclerView":
-        return f"<div {attrs}></div>"
     return f"<{tag} {attrs}>{text}</{tag}>"
 
 

@@ -254,12 +254,16 @@ def lay_out(
         if idx is not None and not scroll <= idx < scroll + visible:
             scroll = max(0, idx - visible + 1)
     scroll = max(0, min(scroll, max(0, len(rows) - visible)))
-    if rows:
-        els.append(
-            Element("list", "RecyclerView", "", (0, top, WIDTH, bottom), scrollable=len(rows) > visible)
-        )
     if cols > 1:
         scroll -= scroll % cols
+    if rows:
+        # A list longer than the screen says which rows it shows (a scroll indicator): the end is visible.
+        where = (
+            f"{scroll + 1}-{min(scroll + visible, len(rows))} of {len(rows)}" if len(rows) > visible else ""
+        )
+        els.append(
+            Element("list", "RecyclerView", where, (0, top, WIDTH, bottom), scrollable=len(rows) > visible)
+        )
     cell_w = WIDTH // cols
     for k, item in enumerate(rows[scroll : scroll + visible]):
         y = top + (k // cols) * row_h

@@ -65,6 +65,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
     ``outcome``: the judge's verdict at ``finished``: by default the template's final-screen check applied
     to the predicted screen; or any judge with ``score(prompt, response, *, criterion, seed)``, e.g.
     `JsonSuccessJudge` (WM-R1's JSON judge). ``format``: ``-format_penalty`` for an invalid action.
+    Either way a question's answer counts only if the screen it is read from was among the predicted
+    screens the agent was shown for its committed actions (MobileGUI-v0's rule, ``require_shown``;
+    imagined ``call_wm`` screens do not count: inferred, the judged trajectory must show the evidence).
     WM-R1's group reward is `papergym.credit.wm_r1.WMR1Reward`.
 
     ## Episode End
@@ -115,6 +118,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
         obs_mode: ObsMode = "text",
         render_mode: str | None = None,
         format_penalty: float = 0.1,
+        require_shown: bool = True,
     ) -> None:
         if world_model is not None and not callable(getattr(world_model, "predict", None)):
             raise ValueError("world_model needs a predict(state, action, *, seed) method")
@@ -132,6 +136,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
             obs_mode=obs_mode,
             render_mode=render_mode,
             format_penalty=format_penalty,
+            require_shown=require_shown,
         )
         layout_name = self.layout.name if self.layout.name in ("default", "heldout") else "default"
         self.world_model = world_model if world_model is not None else SimulatorWorldModel(layout_name)
@@ -147,11 +152,11 @@ class WorldModelGUIEnv(MobileGUIEnv):
         return self._wm  # type: ignore[return-value]
 
     def current_screen(self) -> Screen:
-        """The predicted screen the agent sees."""
-        return self.wm.state.screen
+        """The predicted screen the agent sees (the simulator's while the first observation is built)."""
+        return self.wm.state.screen if self._wm is not None else self.phone.screen
 
     def _render_screen(self) -> str:
-        screen = self.wm.state.screen if self._wm is not None else self.phone.screen
+        screen = self.current_screen()
         return render_text(screen) if self.screen_format == "text" else render_html(screen)
 
     def _system_prompt(self, task: Task) -> str:
@@ -166,6 +171,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
         if not isinstance(state, WMState):
             state = WMState(goal, self.phone.screen, None)
         self._wm = _WM(state)
+        self._saw()  # the world model's first screen, besides the simulator's shown in the first observation
         turn.info = {**turn.info, K.N_WM: 0, K.REAL_STEPS: 0}
         return turn
 
@@ -216,11 +222,12 @@ class WorldModelGUIEnv(MobileGUIEnv):
                 wm.state = self.world_model.predict(wm.state, action, seed=self._seed())
             except BackendError as exc:
                 return self._fault(exc, info)
+            self._saw()
         s.history.append(format_action(parsed))
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
             s.finished, s.answer = True, parsed.text
-            true = self.template.success(s.params, s.phone, s.answer)
+            true = self._true_success()
             try:
                 judged = self._judge()
             except BackendError as exc:
@@ -236,6 +243,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
     def _judge(self) -> bool:
         s = self._state_or_raise()
         screen = self.wm.state.screen
+        if not self._shown_ok():
+            return False
         if self.judge == "screen":
             return bool(self.template.screen_check(s.params, screen, s.answer))
         response = render_text(screen) + (f"\n\nThe agent's answer: {s.answer}" if s.answer else "")

@@ -11,7 +11,8 @@ import pytest
 import papergym  # noqa: F401
 from papergym.envs.mobile_gui.apps import make_apps
 from papergym.envs.mobile_gui.layouts import DEFAULT, HELDOUT
-from papergym.envs.mobile_gui.phone import Phone
+from papergym.envs.mobile_gui.oracle import at_list_end
+from papergym.envs.mobile_gui.phone import CLIPBOARD_PREFIX, Phone
 from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.views import CONTENT_TOP, Screen
@@ -70,6 +71,34 @@ def test_scrolling_reveals_the_rest_of_a_long_list() -> None:
     assert {e.id for e in phone.screen.with_prefix("row_")} == second
     phone.scroll("up")
     assert {e.id for e in phone.screen.with_prefix("row_")} == first
+
+
+def test_a_long_list_shows_which_rows_are_on_screen_until_its_end() -> None:
+    phone = _phone()
+    for k in range(30):
+        phone.state.add("expenses", {"name": f"Item {k:02d}", "amount": "1", "category": "Food", "note": ""})
+    phone.open_app("Pro Expense")
+    n = len(phone.state.records("expenses"))
+    rows = len(phone.screen.with_prefix("row_"))
+    assert phone.screen.find("list").text == f"1-{rows} of {n}"
+    assert not at_list_end(phone.screen.find("list"))
+    seen = {e.id for e in phone.screen.with_prefix("row_")}
+    for _ in range(n):
+        if at_list_end(phone.screen.find("list")):
+            break
+        phone.scroll("down")
+        seen |= {e.id for e in phone.screen.with_prefix("row_")}
+    assert seen == {f"row_{r['id']}" for r in phone.state.records("expenses")}  # the end: every row shown
+    assert phone.screen.find("list").text.endswith(f"-{n} of {n}")
+    assert 'RecyclerView "' in render_text(phone.screen) and f"of {n}</div>" in render_html(phone.screen)
+
+
+def test_the_status_bar_previews_the_clipboard() -> None:
+    phone = _phone()
+    assert CLIPBOARD_PREFIX not in phone.screen.find("status_bar").text
+    phone.state.clipboard = "Gate B12"
+    phone.invalidate()
+    assert phone.screen.find("status_bar").text.endswith(f"{CLIPBOARD_PREFIX}Gate B12")
 
 
 def test_heldout_layout_moves_and_renames_but_keeps_ids() -> None:

@@ -2,7 +2,9 @@
 
 A template draws its parameters and the phone's initial contents from a seeded ``random.Random``,
 states the goal, checks success on the simulator state (``check``) and, for world-model envs, on the
-final screen (``screen_check``), and gives the oracle's plan. Step budget rule:
+final screen (``screen_check``), and gives the oracle's plan. A question's answer counts only if the
+screen content it is read from was shown to the agent at some step (`must_see`; inferred, see
+`Template.must_see`). Step budget rule:
 ``budget = 2 * optimal_steps + 10`` real steps, where ``optimal_steps`` is AndroidWorld's for the
 template (task_metadata.json; inferred: AndroidWorld itself allows ``int(10 * complexity)``).
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import copy
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from papergym.envs.mobile_gui.apps import make_apps
@@ -23,7 +25,22 @@ from papergym.envs.mobile_gui.world import base_state
 
 Params = dict[str, Any]
 INITIAL_RECORDS = "_initial_records"  # params key: the records at reset, for the collateral check
-APP_LABELS: dict[str, str] = {key: app.label for key, app in make_apps().items()}
+MUST_SEE = "_must_see"  # params key: the (screen title or None, text) pairs a question's answer is read from
+APPS = make_apps()
+APP_LABELS: dict[str, str] = {key: app.label for key, app in APPS.items()}
+Shown = Collection[tuple[str, str]]
+"""What the agent was shown in an episode: (screen title, element text) for every element of every screen."""
+
+
+def screen_texts(screen: Screen) -> set[tuple[str, str]]:
+    """The (title, text) pairs one screen shows (what `Shown` accumulates)."""
+    return {(screen.title, e.text) for e in screen.elements if e.text}
+
+
+def was_shown(must_see: Iterable[Iterable[str | None]], shown: Shown) -> bool:
+    """Every required ``(title, text)`` was shown; a title of None matches any screen."""
+    texts = {text for _, text in shown}
+    return all((title, text) in shown if title is not None else text in texts for title, text in must_see)
 
 
 def budget(optimal_steps: int) -> int:
@@ -100,11 +117,39 @@ class Template:
         state = base_state(rng)
         params = self.setup(rng, state)
         params[INITIAL_RECORDS] = copy.deepcopy(state.data)
+        params[MUST_SEE] = [list(pair) for pair in self.must_see(params, state)] if self.question else []
         return params, state
 
-    def success(self, p: Params, state: PhoneState, answer: str | None) -> bool:
-        """`check`, and no collateral change to the records present at reset (see ``edits_existing``)."""
-        return self.check(p, state, answer) and (self.edits_existing or records_kept(p, state))
+    def success(
+        self, p: Params, state: PhoneState, answer: str | None, shown: Shown, *, require_shown: bool = True
+    ) -> bool:
+        """`check`, no collateral change to the records present at reset (see ``edits_existing``) and, for
+        a question, the content its answer is read from was shown (`answer_shown`)."""
+        kept = self.edits_existing or records_kept(p, state)
+        return self.check(p, state, answer) and kept and (not require_shown or self.answer_shown(p, shown))
+
+    def answer_shown(self, p: Params, shown: Shown) -> bool:
+        """Every `must_see` text of the task was on a screen shown in the episode (True for non-questions)."""
+        return was_shown(p.get(MUST_SEE, ()), shown)
+
+    def must_see(self, p: Params, state: PhoneState) -> list[tuple[str | None, str]]:
+        """What a question's answer is read from, as ``(screen title or None, text)`` pairs, from the state
+        at reset. Inferred rule (AndroidWorld checks the answer only): a question over a list (which
+        events, how many tasks, total distance) is answered from the whole list, so every row of the app's
+        list must have been shown (scrolled through); templates answered from one record's detail screen
+        override this with that screen's lines. The answer must come from looking, not guessing."""
+        app = APPS[self.apps[0]]
+        return [(None, app.row_text(r)) for r in state.records(getattr(app, "collection", ""))]
+
+    def detail_shown(self, rec: Params, keys: Iterable[str] | None = None) -> list[tuple[str | None, str]]:
+        """The lines (those named by ``keys``, default all) of ``rec``'s detail screen in the question's
+        app, with that screen's title."""
+        app = APPS[self.apps[0]]
+        wanted = None if keys is None else set(keys)
+        title = app.row_text(rec)
+        return [
+            (title, text) for k, text in app.detail_lines(rec) if text and (wanted is None or k in wanted)
+        ]
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:
         """Draw the parameters and adapt the initial state (targets, distractors)."""
@@ -119,12 +164,13 @@ class Template:
 
     def screen_check(self, p: Params, screen: Screen, answer: str | None) -> bool:
         """Success read from the final screen alone (a world model's judge). By default, the answer of a
-        question, or every `evidence` text on the screen."""
+        question, or every `evidence` text on the screen outside editable fields (a draft typed into a
+        form and never saved does not show the task done)."""
         if self.question:
             return answer is not None and self.check(p, PhoneState(), answer)
         if self.apps and screen.app not in {APP_LABELS.get(a) for a in self.apps}:
             return False
-        shown = [e.text for e in screen.elements]
+        shown = [e.text for e in screen.elements if not e.editable]  # an unsaved draft is not done
         rows = [e.text for e in screen.elements if e.id.startswith("row_")]
         present = all(any(want in t for t in shown) for want in self.evidence(p))
         return present and not any(t.startswith(gone) for gone in self.absent(p) for t in rows)

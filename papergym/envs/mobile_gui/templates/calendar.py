@@ -275,6 +275,13 @@ class CalendarQuestion(Template):
             return f"{when.strftime('%B')} {when.day} {when.year} {tm}"
         return None
 
+    def must_see(self, p: Params, state: PhoneState) -> list[tuple[str | None, str]]:
+        """A location is read from the event's detail screen; every other question from the whole list."""
+        if self.kind != "location":
+            return super().must_see(p, state)
+        event = next(e for e in state.records("events") if e["title"] == p["title"])
+        return self.detail_shown(event, ("location",))
+
     def goal(self, p: Params) -> str:
         titles = (
             " Answer with the titles only. If there are multiples "

@@ -216,6 +216,16 @@ class Playlist(Template):
     def evidence(self, p: Params) -> list[str]:
         return [p["names"][-1]] if self.kind != "save" else [p["playlist_name"], p["names"][-1]]
 
+    def screen_check(self, p: Params, screen: Screen, answer: str | None) -> bool:
+        """``create`` ends on the song picker, which lists every song: the last song's row must be marked
+        added, as must every other task song the screen shows."""
+        if self.kind != "create":
+            return super().screen_check(p, screen, answer)
+        rows = [e.text for e in screen.elements if e.id.startswith("pick_")]
+        added = {n for n in p["names"] for t in rows if t.startswith(f"{n} · ") and t.endswith(" (added)")}
+        listed = {n for n in p["names"] for t in rows if t.startswith(f"{n} · ")}
+        return p["names"][-1] in added and listed <= added
+
     def plan(self, p: Params) -> Step:
         if self.kind == "queue":
             adds = [

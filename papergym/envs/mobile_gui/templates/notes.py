@@ -373,6 +373,13 @@ class JoplinQuestion(Template):
         )
         return {"folder": folder, "expected": str(n)}
 
+    def must_see(self, p: Params, state: PhoneState) -> list[tuple[str | None, str]]:
+        """A to-do count is read from the whole list; the other questions from the note's detail screen."""
+        if self.kind == "todo_count":
+            return super().must_see(p, state)
+        note = [j for j in state.records("joplin") if j["title"] == p["title"]][-1]  # the one setup added
+        return self.detail_shown(note, ("type",) if self.kind == "is_todo" else None)
+
     def goal(self, p: Params) -> str:
         return {
             "is_todo": (

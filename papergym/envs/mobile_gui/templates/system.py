@@ -6,7 +6,7 @@ import random
 
 from papergym.envs.mobile_gui.apps.base import fid
 from papergym.envs.mobile_gui.oracle import Fill, Finish, OpenApp, Seq, SetSwitch, Step, Tap, TapAt
-from papergym.envs.mobile_gui.phone import PhoneState
+from papergym.envs.mobile_gui.phone import CLIPBOARD_PREFIX, PhoneState
 from papergym.envs.mobile_gui.templates.base import Params, Template, register
 from papergym.envs.mobile_gui.views import Screen
 
@@ -157,8 +157,10 @@ class CopyToClipboard(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         return state.clipboard == p["text"]
 
-    def evidence(self, p: Params) -> list[str]:
-        return [p["text"]]
+    def screen_check(self, p: Params, screen: Screen, answer: str | None) -> bool:
+        """The status bar previews the clipboard: it must hold the text (typing it is not copying it)."""
+        bar = screen.find("status_bar")
+        return bar is not None and bar.text.endswith(f"{CLIPBOARD_PREFIX}{p['text']}")
 
     def plan(self, p: Params) -> Step:
         content = fid("content")
