@@ -133,23 +133,9 @@ def test_oracle_succeeds_on_20_tasks_of_each_split(env_id: str, variant: dict[st
 _ANSWER_NOT_GATED_ON_LOOKING = {
     "papergym/SearchCritic-v0": "the exact-match answer is not gated on the passages retrieved",
 }
-# Service ids: every action counts as effective there (see `effective_state`); generated refusal-style
-# tasks are scored by not_called predicates, and the second-to-last message is not always needed, so
-# dropping it still succeeds. The service checks are the svc engineer's (issue 19, item 1).
-_SERVICE_LENIENT = "service success survives dropping the last state-changing oracle action (svc's checks)"
-_ANSWER_NOT_GATED_ON_LOOKING |= {"papergym/ServiceAgent-v0": _SERVICE_LENIENT}
-_SIMULATED_VOICE = {"channel": "simulated"}
-
-
-_STRICT_SERVICE_DOMAINS = frozenset({"airline"})
-"""Service domains whose generated tasks already fail without their last state-changing action."""
 
 
 def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
-    if variant.get("domain") in _STRICT_SERVICE_DOMAINS:
-        return None
-    if env_id == "papergym/VoiceService-v0" and variant.get("channel") == _SIMULATED_VOICE["channel"]:
-        return _SERVICE_LENIENT
     return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
 
 
