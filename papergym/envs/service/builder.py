@@ -62,12 +62,10 @@ class TaskBuilder:
         A refusal task (one with a ``not_called:`` assertion) also asserts, as tau2's "Agent should
         refuse to proceed" does, that the agent said a refusal and made every gold lookup that justifies
         it; a transfer task (the user stops with ``###TRANSFER###``), that the agent made every gold call,
-        the transfer included; an information task (one with values to communicate), that the agent made
-        every gold lookup, so a value stated without looking it up (a guess, right or not) does not pass
-        (an inferred rule, as tau2's ACTION basis would check). So never acting does not pass.
+        the transfer included. So never acting does not pass.
         """
         refusal = any(p.startswith("not_called:") for _, p in self.nl)
-        if refusal or self.stop == "###TRANSFER###" or self.communicate:
+        if refusal or self.stop == "###TRANSFER###":
             for action in self.gold:
                 self.assertion(f"The agent calls {action.name}.", f"called:{action.name}")
         if refusal:
