@@ -218,7 +218,8 @@ class ServiceAgentEnv(TextEnv):
         return get_domain(self.domain_name)
 
     def _loaded(self) -> Tau2Folder:
-        assert self.tau2_data is not None
+        if self.tau2_data is None:  # only the tau2_data paths call this
+            raise RuntimeError("this env generates its tasks; it has no tau2 folder (tau2_data=None)")
         return _tau2(self.tau2_data, self.domain_name, self.tau2_task_set)
 
     def _base(self) -> dict[str, Any]:
