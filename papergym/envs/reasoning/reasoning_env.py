@@ -10,7 +10,7 @@ from papergym.core import info_keys as K
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator, parse_task_id
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.envs.reasoning.answers import extract_answer, normalize_text, parse_number
-from papergym.envs.reasoning.domains import DOMAIN_NAMES, get_domain
+from papergym.envs.reasoning.domains import DOMAIN_NAMES, EXTRA_DOMAINS, get_domain
 from papergym.envs.reasoning.problem import Domain, Problem
 
 SYSTEM_PROMPT = (
@@ -61,7 +61,9 @@ class ReasoningEnv(TextEnv):
     Terminates after the first action.
 
     ## Arguments
-    - ``domain``: one of ``math``, ``code``, ``science``, ``instruction``, ``agent``.
+    - ``domain``: one of ``math``, ``code``, ``science``, ``instruction``, ``agent`` (the paper's five), or
+      ``countdown`` (Countdown-lite: reach a target with the given numbers, the CPU-scale task of
+      papers/training.md §5.5; solutions are not unique).
     - ``difficulty``: a fixed level in 1..3, or None to draw one per episode.
     - ``test_size``: tasks in the fixed test split (per level); train is effectively unbounded.
     - ``obs_mode``, ``render_mode``, ``format_penalty`` (default 0.1, inferred): see `TextEnv`.
@@ -101,7 +103,7 @@ class ReasoningEnv(TextEnv):
         """Set up the domains and their task generators (before `TextEnv.__init__`, which reads
         `canned_actions`)."""
         if not domains:
-            raise ValueError(f"choose at least one domain from {DOMAIN_NAMES}")
+            raise ValueError(f"choose at least one domain from {(*DOMAIN_NAMES, *EXTRA_DOMAINS)}")
         self.domains = tuple(domains)
         self._domains = {name: get_domain(name) for name in self.domains}
         self._generators = {
@@ -209,4 +211,4 @@ class ReasoningEnv(TextEnv):
         self._problem, self._answer, self._solved = state
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": name} for name in DOMAIN_NAMES]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": name} for name in (*DOMAIN_NAMES, *EXTRA_DOMAINS)]

@@ -1,5 +1,6 @@
 """The five domains of the multi-domain fusion paper (papers/training.md §3): math, code, science,
-instruction following and agent (tool choice). Each module exports ``DOMAIN``, a `Domain`."""
+instruction following and agent (tool choice), plus Countdown-lite (``countdown``, a CPU-scale task for
+the tiny LM). Each module exports ``DOMAIN``, a `Domain`."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ DOMAIN_MODULES: dict[str, str] = {
     "science": "papergym.envs.reasoning.domains.science",
     "instruction": "papergym.envs.reasoning.domains.instruction",
     "agent": "papergym.envs.reasoning.domains.agent",
+    "countdown": "papergym.envs.reasoning.domains.countdown",
 }
-DOMAIN_NAMES: tuple[str, ...] = tuple(DOMAIN_MODULES)
+DOMAIN_NAMES: tuple[str, ...] = ("math", "code", "science", "instruction", "agent")
+"""The paper's five domains (MultiDomain-v0's default mixture)."""
+EXTRA_DOMAINS: tuple[str, ...] = ("countdown",)
+"""Domains beyond the paper's five: ``countdown`` (Countdown-lite, the CPU-scale ES-vs-GRPO task of
+papers/training.md §5.5, sized for the tiny LM)."""
 
 
 @cache
@@ -26,5 +32,5 @@ def get_domain(name: str) -> Domain:
         ValueError: no such domain.
     """
     if name not in DOMAIN_MODULES:
-        raise ValueError(f"unknown reasoning domain {name!r}; choose from {DOMAIN_NAMES}")
+        raise ValueError(f"unknown reasoning domain {name!r}; choose from {tuple(DOMAIN_MODULES)}")
     return importlib.import_module(DOMAIN_MODULES[name]).DOMAIN
