@@ -1,4 +1,4 @@
-"""The ``papergym`` command: list | play | eval | view | passk | demo | render | bench | train.
+"""The ``papergym`` command: list | play | eval | view | passk | demo | render | bench | train | reproduce.
 
 The command line is the one place that prints; library code logs.
 """
@@ -385,6 +385,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``papergym reproduce NAME [flags]`` (DESIGN.md §Reproductions); ``--list`` prints the names."""
+    from papergym.reproduce import driver
+
+    if args.list or not args.name:
+        for name, ready in driver.available().items():
+            print(f"{name:12s} {'ready' if ready else 'not written yet'}")
+        return 0
+    try:
+        summary = driver.main(args.name, args.rest)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc
+    out = summary.get("out", "")
+    print(f"results: {out}/results.json  table: {out}/table.md" if out else json.dumps(list(summary)))
+    return 0
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     """Write a PNG of every screen of an oracle episode (envs with a screen: render_mode="rgb_array")."""
     kwargs = parse_env_kwargs(args.kw)
@@ -480,6 +497,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("algo", help=f"one of {', '.join(TRAINERS)}")
     train.add_argument("rest", nargs=argparse.REMAINDER, help="the trainer's own flags")
     train.set_defaults(func=cmd_train)
+
+    repro = sub.add_parser(
+        "reproduce", help="reproduce a paper's headline effect by training: papergym reproduce NAME [--smoke]"
+    )
+    repro.add_argument("name", nargs="?", default=None, help="a reproduction (see --list)")
+    repro.add_argument("--list", action="store_true", help="list the reproductions and which are written")
+    repro.add_argument("rest", nargs=argparse.REMAINDER, help="the reproduction's own flags (NAME -h)")
+    repro.set_defaults(func=cmd_reproduce)
     return parser
 
 

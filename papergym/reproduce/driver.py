@@ -1,0 +1,180 @@
+"""What every reproduction driver shares: its common arguments, the SFT warm start, and the arm check.
+
+A driver module ``papergym/reproduce/NAME.py`` defines
+
+- ``Args``: a dataclass extending `ReproArgs` (its fields are the ``papergym reproduce NAME`` flags);
+- ``SMOKE``: the field overrides of ``--smoke`` (the same code path in well under a minute);
+- ``REFERENCE`` and ``MECHANISM``: the reference arm and, per other arm, the trainer fields in which it
+  may differ from the reference (the paper's mechanism and nothing else);
+- ``arm_configs(args) -> {arm: trainer Args}``: the configs the arms train with, so a test can check
+  that arms differ in exactly the named fields (`differing_fields`);
+- ``run(args) -> dict``: trains the arms, evaluates them, writes ``results.json``, the PNG and the table
+  (and the README section with ``--write``), and returns the summary.
+
+`main` is the entry point of ``papergym reproduce``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from papergym.core.errors import require
+
+logger = logging.getLogger(__name__)
+
+PLANNED = ("es-vs-grpo", "ttpo", "prefix", "m2rl", "iapo", "speechgym", "awm", "cafe", "wm-r1", "jzero")
+"""Every reproduction DESIGN.md §Reproductions names, in its order."""
+
+
+@dataclass
+class ReproArgs:
+    """The flags every reproduction takes."""
+
+    out: str = ""
+    """The run directory ("": runs/reproduce/NAME)."""
+    model: str = "tiny"
+    """The policy's starting point: "tiny" (the tiny LM built in code, SFT-warmed where the driver says)
+    or a local HF checkpoint directory (used as is, no SFT)."""
+    seeds: int = 3
+    """Training seeds per arm (DESIGN.md: at least 3)."""
+    steps: int | None = None
+    """Training steps per arm (None: the driver's default budget)."""
+    device: str = "cpu"
+    """The torch device (cuda for a GPU run)."""
+    threads: int = 1
+    """torch CPU threads (1 is fastest on a shared 2-core machine)."""
+    smoke: bool = False
+    """Run the same code path on a minimal budget (a test runs every --smoke)."""
+    write: str | None = None
+    """A markdown file (benchmarks/README.md) to write this reproduction's section into."""
+
+
+def module(name: str) -> ModuleType:
+    """The driver module of reproduction ``name``.
+
+    Raises:
+        ValueError: ``name`` is not a planned reproduction, or its driver is not written yet.
+    """
+    if name not in PLANNED:
+        raise ValueError(f"unknown reproduction {name!r}; choose from {', '.join(PLANNED)}")
+    try:
+        return importlib.import_module(f"papergym.reproduce.{name.replace('-', '_')}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"papergym.reproduce.{name.replace('-', '_')}":
+            raise
+        message = f"reproduction {name!r} has no driver yet (see `papergym reproduce --list`)"
+        raise ValueError(message) from exc
+
+
+def available() -> dict[str, bool]:
+    """``{name: whether its driver exists}`` for every planned reproduction."""
+    root = Path(__file__).parent
+    return {name: (root / f"{name.replace('-', '_')}.py").exists() for name in PLANNED}
+
+
+def resolve_args(driver: ModuleType, args: ReproArgs, name: str) -> ReproArgs:
+    """``args`` with ``--smoke`` overrides applied and the default run directory filled in."""
+    if args.smoke:
+        args = dataclasses.replace(args, **getattr(driver, "SMOKE", {}))
+    if not args.out:
+        suffix = "-smoke" if args.smoke else ""
+        args = dataclasses.replace(args, out=str(Path("runs") / "reproduce" / f"{name}{suffix}"))
+    return args
+
+
+def differing_fields(a: Any, b: Any) -> set[str]:
+    """The fields in which two trainer configs (dataclasses of one type) differ, ``out`` and ``seed`` aside
+    (every arm writes its own run directory, and arms are compared seed by seed)."""
+    if type(a) is not type(b):
+        return {"<type>"}
+    ignored = {"out", "seed"}
+    return {
+        f.name
+        for f in dataclasses.fields(a)
+        if f.name not in ignored and getattr(a, f.name) != getattr(b, f.name)
+    }
+
+
+def check_arms(configs: Mapping[str, Any], reference: str, mechanism: Mapping[str, Sequence[str]]) -> None:
+    """Raise unless every arm's config differs from the reference's in exactly its named mechanism fields.
+
+    ``configs[arm]`` is one trainer config, or a list of stage configs (e.g. ES then GRPO) compared stage
+    by stage with the reference's stages of the same trainer type.
+    """
+
+    def stages(value: Any) -> list[Any]:
+        return list(value) if isinstance(value, (list, tuple)) else [value]
+
+    base = {type(c): c for c in stages(configs[reference])}
+    for arm, config in configs.items():
+        if arm == reference:
+            continue
+        changed: set[str] = set()
+        for stage in stages(config):
+            if type(stage) in base:
+                changed |= differing_fields(stage, base[type(stage)])
+            else:
+                changed.add(type(stage).__module__.rsplit(".", 1)[-1])
+        allowed = set(mechanism.get(arm, ()))
+        if changed != allowed:
+            raise AssertionError(
+                f"arm {arm!r} differs from {reference!r} in {sorted(changed)}, expected {sorted(allowed)}"
+            )
+
+
+def sft_warm_start(
+    out: Path,
+    *,
+    env: str,
+    env_kw: Sequence[str],
+    episodes: int,
+    steps: int,
+    batch_size: int,
+    lr: float,
+    seed: int,
+    device: str,
+    threads: int,
+) -> Path:
+    """The tiny LM SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), reused when present.
+
+    Returns the checkpoint directory (``out/final``).
+    """
+    final = out / "final"
+    if (final / "config.json").exists():
+        logger.info("reusing the SFT warm start in %s", final)
+        return final
+    from papergym.baselines import sft
+
+    sft.main(
+        sft.Args(
+            env=env,
+            env_kw=list(env_kw),
+            out=str(out),
+            seed=seed,
+            episodes=episodes,
+            steps=steps,
+            batch_size=batch_size,
+            lr=lr,
+            progress=False,
+            threads=threads,
+            device=device,
+        )
+    )
+    return final
+
+
+def main(name: str, argv: Sequence[str]) -> dict[str, Any]:
+    """``papergym reproduce NAME [flags]``: parse the driver's ``Args`` and run it."""
+    driver = module(name)
+    tyro = require("tyro", "train")
+    args = tyro.cli(driver.Args, args=list(argv), prog=f"papergym reproduce {name}")
+    args = resolve_args(driver, args, name)
+    result: dict[str, Any] = driver.run(args)
+    return result

@@ -1,0 +1,112 @@
+"""Held-out evaluation for the reproductions: many samples per task, batched, with per-task records.
+
+`papergym.baselines.passk.evaluate_pass_at_k` plays any `Policy` one episode at a time; a reproduction
+scores thousands of samples of the trainers' own `PolicyModel`, so this module plays them in lockstep
+batches through `papergym.baselines.rollout.run_episodes` (the trainers' sampler) and keeps, per task,
+how many of its ``n`` samples succeeded and the task's family (``info["domain"]`` where the env names
+one). The unbiased pass@k estimator is `papergym.baselines.passk.pass_at_k`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from papergym.baselines.passk import pass_at_k
+from papergym.baselines.policy import PolicyModel
+from papergym.baselines.run import make_envs, split_options
+from papergym.core.trajectory import member_seed
+
+
+@dataclass(frozen=True)
+class TaskSamples:
+    """``n`` sampled attempts at one held-out task.
+
+    Attributes:
+        seed: the task's env seed.
+        family: the task's family (its reset ``info`` value of the chosen key, else ``"all"``).
+        n: samples drawn.
+        correct: samples that succeeded.
+    """
+
+    seed: int
+    family: str
+    n: int
+    correct: int
+
+    def pass_at(self, k: int) -> float:
+        """The unbiased pass@k of this task (Chen et al. 2021)."""
+        return pass_at_k(self.n, self.correct, k)
+
+
+def _family(info: Mapping[str, Any], key: str) -> str:
+    value = info.get(key)
+    return "all" if value is None else f"{key} {value}" if key == "difficulty" else str(value)
+
+
+def sample_tasks(
+    policy: PolicyModel,
+    env_id: str,
+    env_kwargs: Mapping[str, Any],
+    *,
+    tasks: int,
+    n: int,
+    seed: int,
+    split: str = "test",
+    max_new_tokens: int = 64,
+    temperature: float = 1.0,
+    batch: int = 64,
+    family_key: str = "domain",
+) -> list[TaskSamples]:
+    """Sample ``n`` attempts at each of ``tasks`` held-out tasks (task ``j`` is ``reset(seed=seed + j)``).
+
+    Attempts are played ``batch`` at a time in lockstep; attempt ``m`` of task ``j`` samples with its own
+    seed derived from ``(seed, j, m)``, so a rerun gives the same records. A task's family is its reset
+    ``info[family_key]`` (``"domain"``; ``"difficulty"`` gives ``"difficulty 2"``), else ``"all"``.
+    """
+    if tasks < 1 or n < 1 or batch < 1:
+        raise ValueError(f"need tasks, n and batch >= 1; got tasks={tasks}, n={n}, batch={batch}")
+    jobs = [(j, m) for j in range(tasks) for m in range(n)]
+    envs = make_envs(env_id, dict(env_kwargs), min(batch, len(jobs)))
+    options = split_options(envs[0], split)
+    from papergym.baselines.rollout import run_episodes
+
+    correct = np.zeros(tasks, dtype=int)
+    families = ["all"] * tasks
+    try:
+        for start in range(0, len(jobs), len(envs)):
+            chunk = jobs[start : start + len(envs)]
+            episodes = run_episodes(
+                policy,
+                envs[: len(chunk)],
+                seeds=[seed + j for j, _ in chunk],
+                sample_seed=member_seed(seed, start),
+                options=options,
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+            )
+            for (j, _), episode in zip(chunk, episodes, strict=True):
+                correct[j] += int(episode.trajectory.success)
+                families[j] = _family(episode.trajectory.reset_info, family_key)
+    finally:
+        for env in envs:
+            env.close()
+    return [TaskSamples(seed + j, families[j], n, int(correct[j])) for j in range(tasks)]
+
+
+def pass_at_k_matrix(per_seed: Sequence[Sequence[TaskSamples]], k: int) -> np.ndarray:
+    """A ``(seeds, tasks)`` matrix of pass@k (the input of `.report.stratified_bootstrap`)."""
+    return np.array([[t.pass_at(k) for t in tasks] for tasks in per_seed], dtype=float)
+
+
+def families(tasks: Sequence[TaskSamples]) -> list[str]:
+    """The task families present, sorted."""
+    return sorted({t.family for t in tasks})
+
+
+def restrict(per_seed: Sequence[Sequence[TaskSamples]], family: str) -> list[list[TaskSamples]]:
+    """Only the tasks of ``family``, per seed (every seed evaluates the same tasks)."""
+    return [[t for t in tasks if t.family == family] for tasks in per_seed]
