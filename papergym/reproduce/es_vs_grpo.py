@@ -180,7 +180,9 @@ def arm_configs(args: Args, base: str, seed: int) -> dict[str, list[Any]]:
         "es": [_es(args, model=base, out=out / "es", seed=seed, samples=args.samples)],
         "es_grpo": [
             _es(args, model=base, out=out / "es_grpo-es", seed=seed, samples=half, probe=False),
-            _grpo(args, model=str(out / "es_grpo-es" / "final"), out=out / "es_grpo", seed=seed, samples=half),
+            _grpo(
+                args, model=str(out / "es_grpo-es" / "final"), out=out / "es_grpo", seed=seed, samples=half
+            ),
         ],
     }
 
@@ -280,7 +282,9 @@ def run(args: Args) -> dict[str, Any]:
         configs = arm_configs(args, base, seed)
         check_arms(configs, REFERENCE, MECHANISM)
         if len({budget(stages) for stages in configs.values()}) != 1:
-            logger.warning("arm budgets differ after rounding: %s", {a: budget(s) for a, s in configs.items()})
+            logger.warning(
+                "arm budgets differ after rounding: %s", {a: budget(s) for a, s in configs.items()}
+            )
         for arm, stages in configs.items():
             final, result = _train(stages)
             measured[arm].append(result)
@@ -291,10 +295,16 @@ def run(args: Args) -> dict[str, Any]:
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
     ks = ks_for(args.eval_samples)
     series = {
-        arm: {float(k): report.stratified_bootstrap(pass_at_k_matrix(samples[arm], k)) for k in ks} for arm in ARMS
+        arm: {float(k): report.stratified_bootstrap(pass_at_k_matrix(samples[arm], k)) for k in ks}
+        for arm in ARMS
     }
     report.plot_arms(
-        out / "pass_at_k.png", series, xlabel="k", ylabel="pass@k", title="Countdown-lite, held-out", log_x=True
+        out / "pass_at_k.png",
+        series,
+        xlabel="k",
+        ylabel="pass@k",
+        title="Countdown-lite, held-out",
+        log_x=True,
     )
     table = section(summary)
     (out / "table.md").write_text(table + "\n")
@@ -313,7 +323,10 @@ def report_curve(stages: list[Any]) -> list[dict[str, float]]:
         path = Path(stage.out) / "metrics.jsonl"
         if path.exists():
             keep = ("step", "reward", "success", "reward_mean", "success_mean", "drift_l2", "update_norm")
-            rows += [{k: float(r[k]) for k in keep if isinstance(r.get(k), (int, float))} for r in read_metrics(path)]
+            rows += [
+                {k: float(r[k]) for k in keep if isinstance(r.get(k), (int, float))}
+                for r in read_metrics(path)
+            ]
     return rows
 
 
@@ -391,7 +404,7 @@ def section(summary: dict[str, Any]) -> str:
     return "\n\n".join(
         [
             "### ES vs GRPO (`papergym reproduce es-vs-grpo`)",
-            "pass@k on held-out Countdown-lite tasks (95% stratified-bootstrap intervals over seeds × tasks):",
+            "pass@k on held-out Countdown-lite tasks (95% stratified bootstrap over seeds × tasks):",
             table,
             facts,
             reading(summary),

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("tyro")
 
-from papergym.baselines import es, grpo  # noqa: E402
-from papergym.cli import main as cli  # noqa: E402
-from papergym.reproduce import driver, es_vs_grpo  # noqa: E402
+from papergym.baselines import es, grpo
+from papergym.cli import main as cli
+from papergym.reproduce import driver, es_vs_grpo
 
 
 def _args(tmp_path: Path, **overrides) -> es_vs_grpo.Args:
