@@ -63,7 +63,8 @@ class ReasoningEnv(TextEnv):
     ## Arguments
     - ``domain``: one of ``math``, ``code``, ``science``, ``instruction``, ``agent`` (the paper's five), or
       ``countdown`` (Countdown-lite: reach a target with the given numbers, the CPU-scale task of
-      papers/training.md §5.5; solutions are not unique).
+      papers/training.md §5.5; solutions are not unique), or ``arith`` (one-step
+      arithmetic sized for the tiny LM, one integer answer).
     - ``difficulty``: a fixed level in 1..3, or None to draw one per episode.
     - ``test_size``: tasks in the fixed test split (per level); train is effectively unbounded.
     - ``obs_mode``, ``render_mode``, ``format_penalty`` (default 0.1, inferred): see `TextEnv`.

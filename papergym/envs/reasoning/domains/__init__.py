@@ -1,6 +1,6 @@
 """The five domains of the multi-domain fusion paper (papers/training.md §3): math, code, science,
-instruction following and agent (tool choice), plus Countdown-lite (``countdown``, a CPU-scale task for
-the tiny LM). Each module exports ``DOMAIN``, a `Domain`."""
+instruction following and agent (tool choice), plus two CPU-scale domains for the tiny LM
+(``countdown``, ``arith``). Each module exports ``DOMAIN``, a `Domain`."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ DOMAIN_MODULES: dict[str, str] = {
     "instruction": "papergym.envs.reasoning.domains.instruction",
     "agent": "papergym.envs.reasoning.domains.agent",
     "countdown": "papergym.envs.reasoning.domains.countdown",
+    "arith": "papergym.envs.reasoning.domains.arith",
 }
 DOMAIN_NAMES: tuple[str, ...] = ("math", "code", "science", "instruction", "agent")
 """The paper's five domains (MultiDomain-v0's default mixture)."""
-EXTRA_DOMAINS: tuple[str, ...] = ("countdown",)
-"""Domains beyond the paper's five: ``countdown`` (Countdown-lite, the CPU-scale ES-vs-GRPO task of
-papers/training.md §5.5, sized for the tiny LM)."""
+EXTRA_DOMAINS: tuple[str, ...] = ("countdown", "arith")
+"""Domains beyond the paper's five, sized for the tiny LM: ``countdown`` (Countdown-lite, the CPU-scale
+ES-vs-GRPO task of papers/training.md §5.5; several solutions per task) and ``arith`` (one-step
+arithmetic with a unique integer answer, e.g. for TTPO's majority vote)."""
 
 
 @cache
