@@ -17,10 +17,12 @@ A driver module ``papergym/reproduce/NAME.py`` defines
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
+import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -54,6 +56,72 @@ class ReproArgs:
     """Run the same code path on a minimal budget (a test runs every --smoke)."""
     write: str | None = None
     """A markdown file (benchmarks/README.md) to write this reproduction's section into."""
+
+
+@dataclass
+class WarmStartArgs(ReproArgs):
+    """The flags of a reproduction on a Reasoning-style env whose base is the SFT-warmed tiny LM."""
+
+    env: str = "papergym/Reasoning-v0"
+    """The env every arm trains and is evaluated on."""
+    env_kw: list[str] = field(default_factory=list)
+    """Its kwargs as key=value."""
+    family_key: str = "domain"
+    """The reset-info key whose value is a held-out task's family."""
+    max_new_tokens: int = 24
+    """Token budget of one answer."""
+    sft_episodes: int = 4000
+    """Oracle demonstrations of the SFT warm start (with --model DIR: no SFT)."""
+    sft_steps: int = 600
+    """SFT optimizer steps."""
+    sft_batch: int = 32
+    """SFT batch size."""
+    sft_lr: float = 2e-3
+    """SFT learning rate (a from-scratch tiny model)."""
+
+
+def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps: int | None = None) -> str:
+    """The arms' starting point: ``--model DIR`` as is, else the tiny LM SFT-warmed on oracle demonstrations
+    (`sft_warm_start`, cached beside the run directory). ``model``/``seed``/``steps`` build other warm
+    starts of the same data (a prefix model)."""
+    if args.model != "tiny" and model == "tiny":
+        return args.model
+    path = sft_warm_start(
+        Path(args.out).parent,
+        env=args.env,
+        env_kw=args.env_kw,
+        episodes=args.sft_episodes,
+        steps=args.sft_steps if steps is None else steps,
+        batch_size=args.sft_batch,
+        lr=args.sft_lr,
+        seed=seed,
+        device=args.device,
+        threads=args.threads,
+        model=model,
+    )
+    return str(path)
+
+
+def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int) -> list[Any]:
+    """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
+    (`papergym.reproduce.evaluation.sample_tasks`)."""
+    from papergym.baselines.policy import load_policy
+    from papergym.baselines.run import parse_kwargs
+    from papergym.reproduce.evaluation import sample_tasks
+
+    policy = load_policy(model, device=args.device)
+    policy.model.eval()
+    return sample_tasks(
+        policy,
+        args.env,
+        parse_kwargs(args.env_kw),
+        tasks=tasks,
+        n=samples,
+        seed=seed,
+        split="test",
+        max_new_tokens=args.max_new_tokens,
+        family_key=args.family_key,
+    )
 
 
 def module(name: str) -> ModuleType:
@@ -130,7 +198,7 @@ def check_arms(configs: Mapping[str, Any], reference: str, mechanism: Mapping[st
 
 
 def sft_warm_start(
-    out: Path,
+    root: Path,
     *,
     env: str,
     env_kw: Sequence[str],
@@ -141,11 +209,18 @@ def sft_warm_start(
     seed: int,
     device: str,
     threads: int,
+    model: str = "tiny",
 ) -> Path:
-    """The tiny LM SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), reused when present.
+    """A model SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), cached under ``root``.
 
-    Returns the checkpoint directory (``out/final``).
+    The run directory is ``root/sft-<digest of the settings>``, so reproductions that share a warm start
+    (same env, data, budget and seed) train it once; ``device`` and ``threads`` do not enter the digest.
+
+    Returns the checkpoint directory (``.../final``).
     """
+    settings = [env, list(env_kw), episodes, steps, batch_size, lr, seed, model]
+    digest = hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:10]
+    out = root / f"sft-{digest}"
     final = out / "final"
     if (final / "config.json").exists():
         logger.info("reusing the SFT warm start in %s", final)
@@ -156,6 +231,7 @@ def sft_warm_start(
         sft.Args(
             env=env,
             env_kw=list(env_kw),
+            model=model,
             out=str(out),
             seed=seed,
             episodes=episodes,
@@ -167,6 +243,7 @@ def sft_warm_start(
             device=device,
         )
     )
+    (out / "settings.json").write_text(json.dumps(settings) + "\n")
     return final
 
 

@@ -32,11 +32,10 @@ from typing import Any
 import numpy as np
 
 from papergym.baselines import es, grpo
-from papergym.baselines.policy import load_policy
-from papergym.baselines.run import parse_kwargs, set_threads
+from papergym.baselines.run import set_threads
 from papergym.reproduce import report
-from papergym.reproduce.driver import ReproArgs, check_arms, sft_warm_start
-from papergym.reproduce.evaluation import TaskSamples, families, pass_at_k_matrix, restrict, sample_tasks
+from papergym.reproduce.driver import WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.evaluation import TaskSamples, families, pass_at_k_matrix, restrict
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +59,14 @@ base everywhere, ES drift ≈ 40× GRPO's, the 93%-pruned ES update within noise
 
 
 @dataclass
-class Args(ReproArgs):
+class Args(WarmStartArgs):
     """ES vs GRPO (training.md §5): budgets in policy samples, equal across arms."""
 
-    env: str = "papergym/Reasoning-v0"
-    """The task distribution (decided before the first run; see the module docstring)."""
     env_kw: list[str] = field(default_factory=lambda: ["domain=countdown"])
-    """Its kwargs (every difficulty level, drawn per episode)."""
+    """Countdown-lite, every level drawn per episode (decided before the first run)."""
     family_key: str = "difficulty"
-    """The reset-info key whose value is a task's family in the below-base cells."""
-    samples: int = 768
+    """The reset-info key whose value is a task's family in the below-base cells (the level)."""
+    samples: int = 1536
     """Policy samples per arm (GRPO: steps × prompts × group; ES: iterations × population × tasks)."""
     prompts_per_step: int = 4
     """GRPO tasks per step."""
@@ -85,22 +82,12 @@ class Args(ReproArgs):
     """ES noise scale σ (Qiu et al.)."""
     alpha: float = 5e-4
     """ES learning rate α (Qiu et al.)."""
-    max_new_tokens: int = 24
-    """Token budget of one answer (a Countdown-lite answer is under 20 tokens)."""
     eval_tasks: int = 100
     """Held-out test tasks (the issue asks for at least 100)."""
     eval_samples: int = 32
     """Samples per held-out task (n of the pass@k estimator; at least the largest k)."""
     probe_zero_fraction: float = 0.93
     """The share of ES's update zeroed by the pruning probe (training.md §5.1)."""
-    sft_episodes: int = 4000
-    """Oracle demonstrations of the SFT warm start."""
-    sft_steps: int = 600
-    """SFT optimizer steps."""
-    sft_batch: int = 32
-    """SFT batch size."""
-    sft_lr: float = 2e-3
-    """SFT learning rate (a from-scratch tiny model)."""
 
 
 SMOKE: dict[str, Any] = {
@@ -216,19 +203,7 @@ def _train(stages: list[Any]) -> tuple[str, dict[str, Any]]:
 
 
 def _evaluate(args: Args, model: str) -> list[TaskSamples]:
-    policy = load_policy(model, device=args.device)
-    policy.model.eval()
-    return sample_tasks(
-        policy,
-        args.env,
-        parse_kwargs(args.env_kw),
-        tasks=args.eval_tasks,
-        n=args.eval_samples,
-        seed=EVAL_SEED,
-        split="test",
-        max_new_tokens=args.max_new_tokens,
-        family_key=args.family_key,
-    )
+    return evaluate_model(args, model, tasks=args.eval_tasks, samples=args.eval_samples, seed=EVAL_SEED)
 
 
 def ks_for(n: int) -> list[int]:
@@ -256,23 +231,7 @@ def run(args: Args) -> dict[str, Any]:
     """Train every arm on every seed, evaluate them and write the report (see the module docstring)."""
     set_threads(args.threads)
     out = Path(args.out)
-    if args.model == "tiny":
-        base = str(
-            sft_warm_start(
-                out / "sft",
-                env=args.env,
-                env_kw=args.env_kw,
-                episodes=args.sft_episodes,
-                steps=args.sft_steps,
-                batch_size=args.sft_batch,
-                lr=args.sft_lr,
-                seed=0,
-                device=args.device,
-                threads=args.threads,
-            )
-        )
-    else:
-        base = args.model
+    base = warm_base(args)
     seeds = list(range(args.seeds))
     base_samples = _evaluate(args, base)
     samples: dict[str, list[list[TaskSamples]]] = {"base": [base_samples] * len(seeds)}
