@@ -336,3 +336,18 @@ def _advance(
         segment.extend(frame.reply(new, tokens))
     x.seen = len(messages)
     x.observation = observation
+
+
+def scripted_tokens(
+    policy: PolicyModel, envs: Sequence[gym.Env], script: Callable[[int, Any, Any], str | None]
+) -> ForcedTokens:
+    """`ForcedTokens` from a scripted policy in text: ``script(episode index, env, observation)`` returns the
+    whole action (tokenised and closed with a stop token) or None to let the policy sample."""
+    eos = policy.tokenizer.eos_token_id
+    stop = eos if eos is not None else min(policy.stop_ids)
+
+    def forced(i: int, turn: int, observation: Any) -> Sequence[int] | None:
+        text = script(i, envs[i], observation)
+        return None if text is None else [*policy.encode(text), stop]
+
+    return forced
