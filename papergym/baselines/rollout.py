@@ -351,3 +351,18 @@ def scripted_tokens(
         return None if text is None else [*policy.encode(text), stop]
 
     return forced
+
+
+def completion_parts(episode: Episode) -> tuple[list[int], list[int], list[int], list[float]]:
+    """Prompt ids, completion ids, loss mask and sampling log-probs of a one-context episode (ttpo, mopd)."""
+    if len(episode.segments) != 1:
+        raise ValueError("this trainer trains on one-context episodes (no context resets)")
+    seg, cut = episode.segments[0], episode.prompt_length
+    return seg.token_ids[:cut], seg.token_ids[cut:], seg.loss_mask[cut:], seg.logprobs[cut:]
+
+
+def group_seeds(seed: int, step: int, prompts: int, group_size: int) -> tuple[list[int], int]:
+    """One step's slot seeds (task ``j`` is ``member_seed(seed, step·prompts + j)``, repeated ``group_size``
+    times, group-major) and its sampling seed ``member_seed(seed + 1, step)`` (ttpo, mopd)."""
+    task_seeds = [member_seed(seed, step * prompts + j) for j in range(prompts)]
+    return [s for s in task_seeds for _ in range(group_size)], member_seed(seed + 1, step)

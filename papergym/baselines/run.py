@@ -18,6 +18,7 @@ import importlib.util
 import json
 import logging
 import math
+import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -88,7 +89,7 @@ class PolicyRunArgs(RunArgs):
     """Episodes per evaluation batch."""
 
 
-def start_run(args: RunArgs, *, total_steps: int, desc: str) -> Run:
+def start_run(args: RunArgs, *, total_steps: int, desc: str, keep_last: int = 0) -> Run:
     """The `Run` of ``args`` (directory, resume, bar, TensorBoard, checkpoint period); sets the threads."""
     set_threads(args.threads)
     return Run(
@@ -99,6 +100,7 @@ def start_run(args: RunArgs, *, total_steps: int, desc: str) -> Run:
         tensorboard=args.tensorboard,
         desc=desc,
         checkpoint_every=args.checkpoint_every,
+        keep_last=keep_last,
     )
 
 
@@ -125,6 +127,7 @@ class Run:
         tensorboard: also write TensorBoard scalars (needs the ``tensorboard`` package).
         desc: the progress bar's label.
         checkpoint_every: `checkpoint` saves after every this many completed steps (0: never).
+        keep_last: keep only the newest this many checkpoints (0: all), for model-sized ones.
 
     Attributes:
         start_step: the first step to run (0, or the resumed checkpoint's step).
@@ -141,9 +144,11 @@ class Run:
         tensorboard: bool = False,
         desc: str = "train",
         checkpoint_every: int = 0,
+        keep_last: int = 0,
     ) -> None:
         self.out = Path(out)
         self.checkpoint_every = int(checkpoint_every)
+        self.keep_last = int(keep_last)
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         self.total_steps = int(total_steps)
@@ -244,6 +249,10 @@ class Run:
         (path / (_STATE + ".tmp")).replace(
             path / _STATE
         )  # the state file last: its presence marks a whole checkpoint
+        if self.keep_last > 0:
+            done = sorted(_complete_checkpoints(self.out), key=lambda p: int(p.name[5:]))
+            for old in done[: -self.keep_last]:
+                shutil.rmtree(old)
         return path
 
     def finish(
@@ -271,11 +280,14 @@ class Run:
 
 def latest_checkpoint(out: str | Path) -> Path | None:
     """The newest complete checkpoint directory under ``out/checkpoints``, or None."""
+    return max(_complete_checkpoints(out), key=lambda p: int(p.name[5:]), default=None)
+
+
+def _complete_checkpoints(out: str | Path) -> list[Path]:
     root = Path(out) / "checkpoints"
     if not root.is_dir():
-        return None
-    done = [p for p in root.glob("step_*") if (p / _STATE).exists() and p.name[5:].isdigit()]
-    return max(done, key=lambda p: int(p.name[5:]), default=None)
+        return []
+    return [p for p in root.glob("step_*") if (p / _STATE).exists() and p.name[5:].isdigit()]
 
 
 def _plain(value: Any) -> Any:
