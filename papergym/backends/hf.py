@@ -4,9 +4,9 @@ Only local directories with safetensors weights are loaded (``local_files_only=T
 ``use_safetensors=True``): papergym never downloads, and pickled weights can run code on load.
 ``trust_remote_code`` stays off unless the caller turns it on.
 
-Generation is a small sampling loop over the model's forward pass (left padding, attention mask,
-KV cache) rather than ``model.generate``, because every row of a batch needs its own seeded
-``torch.Generator``: the same request then gives the same text whether it ran alone or inside a
+Generation is `papergym.backends.sampling.generate` (the loop the trainers' policy samples with too: left
+padding, attention mask, KV cache) rather than ``model.generate``, because every row of a batch needs its
+own seeded ``torch.Generator``: the same request then gives the same text whether it ran alone or inside a
 batch (exactly so in float32; in bf16/fp16 a different batch shape can change the logits' last bits
 and, rarely, a near-tied token), and nothing touches torch's global random state. Concurrent
 `HFChatModel.chat` calls from several threads (several env instances asking at once) are combined
@@ -15,7 +15,6 @@ by a micro-batcher into one batched forward pass.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 import time
@@ -25,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from papergym.backends.protocols import Message
+from papergym.backends.sampling import generate, stop_token_ids
 from papergym.backends.usage import Usage
 from papergym.core.errors import BackendError, require
 
 logger = logging.getLogger(__name__)
-
-_SEED_MODULUS = 2**64  # torch.Generator.manual_seed takes seeds in [0, 2**64)
 
 
 @dataclass
@@ -92,7 +90,6 @@ class HFChatModel:
         if batch_window_s < 0:
             raise ValueError(f"batch_window_s must be >= 0, got {batch_window_s}")
         root = _checkpoint_dir(path)
-        self._torch = torch
         self.device = torch.device(device)
         self.max_batch_size = int(max_batch_size)
         self.batch_window_s = float(batch_window_s)
@@ -114,10 +111,7 @@ class HFChatModel:
         )
         self.model.to(self.device)
         self.model.eval()
-        # transformers renamed the forward's cache argument (past_key_values -> cache) within 5.x
-        params = inspect.signature(self.model.forward).parameters
-        self._cache_arg = "cache" if "cache" in params else "past_key_values"
-        self._stop_ids = _stop_token_ids(self.model, self.tokenizer)
+        self._stop_ids = stop_token_ids(self.model, self.tokenizer)
         pad = self.tokenizer.pad_token_id
         self._pad_id = int(pad if pad is not None else min(self._stop_ids, default=0))
         self.context_length: int | None = getattr(self.model.config, "max_position_embeddings", None)
@@ -276,53 +270,16 @@ class HFChatModel:
 
     def _generate(self, requests: list[_Request]) -> list[list[int]]:
         """The new tokens of each request (a stop token, if reached, is the last)."""
-        torch = self._torch
-        budgets = [
-            r.max_tokens
-            if self.context_length is None
-            else min(r.max_tokens, self.context_length - len(r.prompt_ids))
-            for r in requests
-        ]
-        outputs: list[list[int]] = [[] for _ in requests]
-        active = [b > 0 for b in budgets]
-        if not any(active):
-            return outputs
-        generators = [_generator(torch, r.seed) if r.temperature > 0 else None for r in requests]
-        width = max(len(r.prompt_ids) for r in requests)
-        ids = torch.full((len(requests), width), self._pad_id, dtype=torch.long)
-        mask = torch.zeros((len(requests), width), dtype=torch.long)
-        for i, r in enumerate(requests):  # left padding: every row's last prompt token is at the end
-            ids[i, width - len(r.prompt_ids) :] = torch.tensor(r.prompt_ids, dtype=torch.long)
-            mask[i, width - len(r.prompt_ids) :] = 1
-        ids, mask = ids.to(self.device), mask.to(self.device)
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        cache = None
-        with torch.inference_mode():
-            while True:
-                out = self.model(
-                    input_ids=ids,
-                    attention_mask=mask,
-                    position_ids=positions,
-                    use_cache=True,
-                    logits_to_keep=1,
-                    **{self._cache_arg: cache},
-                )
-                cache = out.cache if self._cache_arg == "cache" else out.past_key_values
-                logits = out.logits[:, -1, :].float().cpu()
-                chosen = []
-                for i, r in enumerate(requests):
-                    if not active[i]:
-                        chosen.append(self._pad_id)
-                        continue
-                    token = _pick(torch, logits[i], r.temperature, generators[i])
-                    outputs[i].append(token)
-                    active[i] = token not in self._stop_ids and len(outputs[i]) < budgets[i]
-                    chosen.append(token)
-                if not any(active):
-                    return outputs
-                ids = torch.tensor(chosen, dtype=torch.long, device=self.device)[:, None]
-                mask = torch.cat([mask, torch.ones_like(ids)], dim=1)
-                positions = positions[:, -1:] + 1
+        return generate(
+            self.model,
+            [r.prompt_ids for r in requests],
+            pad_id=self._pad_id,
+            stop_ids=self._stop_ids,
+            seeds=[r.seed for r in requests],
+            max_new_tokens=[r.max_tokens for r in requests],
+            temperature=[r.temperature for r in requests],
+            context=self.context_length,
+        ).tokens
 
 
 def _check_sampling(max_tokens: int, temperature: float) -> tuple[int, float]:
@@ -331,23 +288,6 @@ def _check_sampling(max_tokens: int, temperature: float) -> tuple[int, float]:
     if not temperature >= 0:
         raise ValueError(f"temperature must be >= 0, got {temperature}")
     return int(max_tokens), float(temperature)
-
-
-def _pick(torch: Any, logits: Any, temperature: float, generator: Any) -> int:
-    """Greedy at temperature 0, else one draw from the row's own generator."""
-    if temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / temperature, dim=-1)
-    return int(torch.multinomial(probs, 1, generator=generator))
-
-
-def _generator(torch: Any, seed: int | None) -> Any:
-    generator = torch.Generator()  # on the CPU, where sampling happens: same draws on any device
-    if seed is None:
-        generator.seed()  # nondeterministic, as asked; the global generator is left alone
-    else:
-        generator.manual_seed(int(seed) % _SEED_MODULUS)
-    return generator
 
 
 def _checkpoint_dir(path: str | Path) -> Path:
@@ -376,15 +316,3 @@ def _resolve_dtype(torch: Any, dtype: Any, device: Any) -> Any:
             raise ValueError(f"unknown dtype {dtype!r}; use e.g. 'float32', 'bfloat16' or 'auto'")
         return resolved
     return dtype
-
-
-def _stop_token_ids(model: Any, tokenizer: Any) -> frozenset[int]:
-    """The generation config's eos ids (instruct models often list several) and the tokenizer's."""
-    ids: set[int] = set()
-    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    for value in (configured, tokenizer.eos_token_id):
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, Sequence):
-            ids.update(int(v) for v in value)
-    return frozenset(ids)

@@ -24,7 +24,7 @@ import logging
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,25 +32,26 @@ import numpy as np
 
 from papergym.baselines.policy import PolicyModel, load_policy
 from papergym.baselines.rollout import run_episodes
-from papergym.baselines.run import make_envs, parse_kwargs, plot_curves, set_threads, split_options
+from papergym.baselines.run import PolicyRunArgs, make_envs, parse_kwargs, split_options, start_run
 from papergym.core.errors import require
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass
-class Args:
-    """Evolution strategies (defaults: Qiu et al., arXiv 2509.24372, unless marked inferred)."""
+class Args(PolicyRunArgs):
+    """Evolution strategies (defaults: Qiu et al., arXiv 2509.24372, unless marked inferred).
 
-    env: str = "papergym/Reasoning-v0"
-    """The papergym env whose return is the fitness (any id; multi-turn envs work)."""
-    env_kw: list[str] = field(default_factory=list)
-    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``domain=math``."""
-    model: str = "tiny"
-    """A local HF checkpoint directory, or ``"tiny"``: a fresh `papergym.baselines.tiny` model (saved in
-    ``out/init``, the θ_0 of the drift report)."""
+    With ``model="tiny"`` the fresh model is saved in ``out/init``, the θ_0 of the drift report. ES keeps
+    only its newest checkpoint (each is a whole model).
+    """
+
     out: str = "runs/es"
     """Where metrics, checkpoints and the final model go."""
+    seed: int = 33
+    """The run's seed; iteration t's member seeds derive from (seed, t) (Qiu et al.'s INITIAL_SEED 33)."""
+    eval_tasks: int = 100
+    """Held-out tasks (test split) for the before/after and probe evaluations (inferred); 0 skips them."""
     iterations: int = 500
     """ES iterations (Qiu et al.: 500)."""
     population: int = 30
@@ -59,32 +60,20 @@ class Args:
     """Noise scale σ (Qiu et al.: 0.001)."""
     alpha: float = 5e-4
     """Learning rate α (Qiu et al.: 5e-4; no 1/σ factor)."""
-    seed: int = 33
-    """The run's seed; iteration t's member seeds derive from (seed, t) (Qiu et al.'s INITIAL_SEED 33)."""
     seed_shift: bool = True
     """Seed tensor i with s_n + i, so same-shape tensors get different noise (training.md §5.3 caveat)."""
     train_tasks: int = 200
     """Fixed training tasks scored by every member (train_size 200 of Hoy et al., training.md §5.3)."""
-    eval_tasks: int = 100
-    """Held-out tasks (test split) for the before/after and probe evaluations (inferred); 0 skips them."""
     max_new_tokens: int = 1024
     """Most new tokens per action (Qiu et al.: 1024)."""
     batch_size: int = 32
-    """Episodes played in lockstep, one batched forward pass per token (inferred)."""
+    """Training episodes played in lockstep, one batched forward pass per token (inferred)."""
     probe_zero_fraction: float = 0.93
     """Share of the update zeroed by the sparsification probe (ES-vs-GRPO study, training.md §5.1)."""
     probe_scope: Literal["global", "tensor"] = "global"
     """Rank update magnitudes over the whole model or within each tensor."""
-    checkpoint_every: int = 50
-    """Save a resumable checkpoint every this many iterations (0: never)."""
-    resume: bool = False
-    """Continue from ``out/checkpoint`` if it exists."""
-    device: str = "cpu"
-    """The torch device."""
     dtype: str | None = None
     """The weights' dtype (None: float32 on CPU)."""
-    threads: int = 0
-    """torch intra-op threads (0: torch's default)."""
 
 
 # --------------------------------------------------------------------------------------------- noise
@@ -146,9 +135,13 @@ def es_update(
 
 
 # --------------------------------------------------------------------------------------- evaluation
-def evaluate(policy: PolicyModel, args: Args, seeds: Sequence[int], *, split: str) -> tuple[float, float]:
-    """Mean return and success rate of greedy episodes, one per seed, ``batch_size`` played in lockstep."""
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), max(1, min(args.batch_size, len(seeds))))
+def evaluate(
+    policy: PolicyModel, args: Args, seeds: Sequence[int], *, split: str, batch: int | None = None
+) -> tuple[float, float]:
+    """Mean return and success rate of greedy episodes, one per seed, ``batch`` (default ``batch_size``)
+    played in lockstep."""
+    batch = args.batch_size if batch is None else batch
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), max(1, min(batch, len(seeds))))
     returns: list[float] = []
     successes: list[bool] = []
     try:
@@ -333,82 +326,73 @@ def _save(policy: PolicyModel, path: Path, state: dict[str, Any]) -> None:
     os.replace(path / "trainer_state.json.partial", path / "trainer_state.json")
 
 
+def score_population(
+    policy: PolicyModel, params: Sequence[Any], seeds: Sequence[int], args: Args
+) -> tuple[list[float], list[float]]:
+    """Each member's mean return and success rate on the training tasks (θ + σ·ε_n, restored after)."""
+    rewards, successes = [], []
+    for s in seeds:
+        perturb(params, s, args.sigma, seed_shift=args.seed_shift)
+        try:
+            reward, success = evaluate(policy, args, range(args.train_tasks), split="train")
+        finally:
+            perturb(params, s, -args.sigma, seed_shift=args.seed_shift)
+        rewards.append(reward)
+        successes.append(success)
+    return rewards, successes
+
+
+def probe(policy: PolicyModel, args: Args, initial: Path, final: Path) -> dict[str, Any]:
+    """The drift report, and with held-out tasks the after and sparsification-probe evaluations (the final
+    weights are loaded back afterwards)."""
+    report: dict[str, Any] = {"drift": parameter_drift(policy.model, initial)}
+    if args.eval_tasks:
+        held_out = range(args.eval_tasks)
+        report["eval_return_after"], report["eval_success_after"] = evaluate(
+            policy, args, held_out, split="test", batch=args.eval_batch
+        )
+        report["probe_zeroed_fraction"] = sparsify_update(
+            policy.model, initial, args.probe_zero_fraction, scope=args.probe_scope
+        )
+        report["eval_return_probe"], report["eval_success_probe"] = evaluate(
+            policy, args, held_out, split="test", batch=args.eval_batch
+        )
+        load_weights(policy.model, final)
+    return report
+
+
 def main(args: Args) -> dict[str, Any]:
     """Run ES; returns the final metrics (also in ``out/summary.json``); draws ``out/curves.png``."""
     if args.population < 2 or args.iterations < 0 or args.sigma <= 0 or args.train_tasks < 1:
         raise ValueError("need population >= 2, iterations >= 0, sigma > 0 and train_tasks >= 1")
-    set_threads(args.threads)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    initial = _initial_checkpoint(args, out)
-    checkpoint = out / "checkpoint"
-    start, load_from = 0, initial
-    if args.resume and (checkpoint / "trainer_state.json").exists():
-        start = int(json.loads((checkpoint / "trainer_state.json").read_text())["iteration"])
-        load_from = checkpoint
-    policy = load_policy(load_from, device=args.device, dtype=args.dtype)
+    run = start_run(args, total_steps=args.iterations, desc="es", keep_last=1)
+    initial = _initial_checkpoint(args, run.out)
+    policy = load_policy(run.checkpoint_model_path or initial, device=args.device, dtype=args.dtype)
     policy.model.requires_grad_(False)  # ES never backpropagates
     params = [p for _, p in policy.model.named_parameters()]
-    train_split, eval_split = "train", "test"  # used where the env has them (TestTime has only "test")
-    train_seeds = list(range(args.train_tasks))
-    eval_seeds = list(range(args.eval_tasks))
-    summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial)}
-    if eval_seeds and start == 0:
+    summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial), "out": str(run.out)}
+    if args.eval_tasks and run.start_step == 0:  # on the test split where the env has one
         summary["eval_return_before"], summary["eval_success_before"] = evaluate(
-            policy, args, eval_seeds, split=eval_split
+            policy, args, range(args.eval_tasks), split="test", batch=args.eval_batch
         )
-
-    metrics_path = out / "metrics.jsonl"
-    rows = (
-        [json.loads(line) for line in metrics_path.read_text().splitlines()] if metrics_path.exists() else []
-    )
-    rows = [r for r in rows if r["step"] < start]  # a killed run may have logged past its checkpoint
-    metrics_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    tqdm = require("tqdm", "train").tqdm
-    bar = tqdm(range(start, args.iterations), desc="es", initial=start, total=args.iterations, disable=None)
-    for iteration in bar:
+    for iteration in range(run.start_step, args.iterations):
         seeds = iteration_seeds(args.seed, iteration, args.population)
-        rewards, successes = [], []
-        for s in seeds:
-            perturb(params, s, args.sigma, seed_shift=args.seed_shift)
-            try:
-                reward, success = evaluate(policy, args, train_seeds, split=train_split)
-            finally:
-                perturb(params, s, -args.sigma, seed_shift=args.seed_shift)
-            rewards.append(reward)
-            successes.append(success)
-        z = z_normalise(rewards)
-        norm = es_update(params, seeds, z.tolist(), args.alpha, seed_shift=args.seed_shift)
-        row = {
-            "step": iteration,
+        rewards, successes = score_population(policy, params, seeds, args)
+        norm = es_update(params, seeds, z_normalise(rewards).tolist(), args.alpha, seed_shift=args.seed_shift)
+        metrics = {
             "reward_mean": float(np.mean(rewards)),
             "reward_max": float(np.max(rewards)),
             "reward_std": float(np.std(rewards)),
             "success_mean": float(np.mean(successes)),
             "update_norm": norm,
         }
-        with metrics_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        if args.checkpoint_every and (iteration + 1) % args.checkpoint_every == 0:
-            _save(policy, checkpoint, {"iteration": iteration + 1})
-
-    final = out / "final"
+        run.log(iteration, metrics)
+        done = iteration + 1
+        run.checkpoint(done, write_model=lambda path, done=done: _save(policy, path, {"iteration": done}))
+    final = run.out / "final"
     _save(policy, final, {"iteration": args.iterations})
     summary["final_checkpoint"] = str(final)
-    summary["drift"] = parameter_drift(policy.model, initial)
-    if eval_seeds:
-        summary["eval_return_after"], summary["eval_success_after"] = evaluate(
-            policy, args, eval_seeds, split=eval_split
-        )
-        summary["probe_zeroed_fraction"] = sparsify_update(
-            policy.model, initial, args.probe_zero_fraction, scope=args.probe_scope
-        )
-        summary["eval_return_probe"], summary["eval_success_probe"] = evaluate(
-            policy, args, eval_seeds, split=eval_split
-        )
-        load_weights(policy.model, final)
-    plot_curves(
-        metrics_path, out / "curves.png", keys=["reward_mean", "reward_max", "success_mean", "update_norm"]
-    )
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    summary.update(probe(policy, args, initial, final))
+    run.finish(keys=["reward_mean", "reward_max", "success_mean", "update_norm"])
+    (run.out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

@@ -16,12 +16,13 @@ Variants (``--variant``), each a set of defaults any flag overrides:
 - ``dr_grpo`` (Dr. GRPO): advantage ``r - mean(r)`` (no std), the token sum divided by a constant (the
   generation budget), no KL.
 
-Prefix perturbation (§2, the PKU paper's mechanism, details inferred from its precursors): with probability
-``prefix_prob`` (0.2) a member's first action starts with a reasoning prefix written by ``prefix_model``,
-cut where that model's token entropy drops most (a smoothed drop over ``prefix_window`` tokens, within
-10–70% of the trace), and is continued by the policy. The prefix tokens are masked from the loss
-(``prefix_loss=mask``, PrefixRL / Prefix Sampling) or kept with LUFFY's weight ``π/(π+γ)``, γ = 0.1, unclipped
-(``prefix_loss=luffy``). Advantages are computed over the whole group, perturbed members included (LUFFY).
+Prefix perturbation (§2, `papergym.baselines.prefix`): with probability ``prefix_prob`` (0.2) a member's
+first action starts with a reasoning prefix written by ``prefix_model``, cut where that model's token
+entropy drops most, and is continued by the policy; the prefix tokens are masked from the loss
+(``prefix_loss=mask``) or kept with LUFFY's weight (``prefix_loss=luffy``). Advantages are computed over the
+whole group, perturbed members included (LUFFY).
+
+The stages of a step are the functions `sample_groups`, `score_groups`, `advantages` and `update`.
 
 Run: ``papergym train grpo --env papergym/Reasoning-v0 --env-kw domain=instruction --model runs/sft/final``.
 """
@@ -31,23 +32,23 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from papergym.baselines import prefix as pfx
 from papergym.baselines.losses import clipped_policy_loss, group_advantages, nonzero_variance_groups
 from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
-from papergym.baselines.prefix import prefix_tokens
-from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes
+from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes, scripted_tokens
 from papergym.baselines.run import (
-    Run,
-    evaluate_policy,
+    PolicyRunArgs,
+    evaluate_args,
     make_envs,
     parameter_distance,
     parameter_snapshot,
     parse_kwargs,
-    set_threads,
+    start_run,
 )
 from papergym.core import info_keys as K
 from papergym.core.errors import require
@@ -67,24 +68,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
     },
 }
 """Each variant's defaults (training.md §0.1: DeepSeekMath, DAPO, Dr. GRPO)."""
-LUFFY_GAMMA = 0.1
-"""LUFFY's shaping constant γ in π/(π+γ) (arXiv 2504.14945; training.md §2.3)."""
+LUFFY_GAMMA = pfx.LUFFY_GAMMA
+"""LUFFY's shaping constant γ (defined in `papergym.baselines.prefix`)."""
 
 
 @dataclass
-class Args:
+class Args(PolicyRunArgs):
     """GRPO and its variants."""
 
-    env: str = "papergym/Reasoning-v0"
-    """The env id to train on."""
-    env_kw: list[str] = field(default_factory=list)
-    """Env constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g. domain=math."""
-    model: str = "tiny"
-    """"tiny" (a fresh tiny Qwen2 built in code) or a local checkpoint directory (SFT, ES or any HF model)."""
     out: str = "runs/grpo"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
-    seed: int = 0
-    """The run seed: every task, sampling and perturbation seed derives from it and the step."""
     steps: int = 50
     """Optimizer steps (one sampling stage each)."""
     prompts_per_step: int = 4
@@ -139,22 +132,6 @@ class Args:
     """Token budget of the prefix model's trace."""
     prefix_loss: Literal["mask", "luffy"] = "mask"
     """Prefix tokens: masked from the loss, or kept with LUFFY's weight π/(π+0.1)."""
-    eval_tasks: int = 0
-    """Held-out test tasks for a greedy success rate before and after training (0: skip)."""
-    eval_batch: int = 64
-    """Episodes per evaluation batch."""
-    checkpoint_every: int = 0
-    """Save a checkpoint every N steps (0: only the final model)."""
-    resume: bool = False
-    """Continue from the newest checkpoint in out."""
-    progress: bool = True
-    """Show a tqdm progress bar."""
-    tensorboard: bool = False
-    """Also write TensorBoard scalars to out/tb."""
-    threads: int = 1
-    """Torch CPU threads (0: torch's default)."""
-    device: str = "cpu"
-    """The torch device."""
 
 
 @dataclass
@@ -178,55 +155,172 @@ def _setup(args: Args) -> _Setup:
     return _Setup(*(pick(n) for n in ("std_norm", "norm", "eps_high", "beta", "drop_zero_variance")))
 
 
-def _prefixes(
+def _anchors(args: Args, setup: _Setup, model: Any, resumed: bool) -> tuple[Any, list[Any]]:
+    """The frozen KL reference (None without KL) and the drift origin θ_0: both the starting model, also
+    after a resume."""
+    reference = None
+    if setup.beta > 0:
+        reference = load_policy(args.model, device=args.device).model if resumed else copy.deepcopy(model)
+        reference.eval().requires_grad_(False)
+    if reference is not None:
+        return reference, parameter_snapshot(reference)
+    if resumed:
+        return None, parameter_snapshot(load_policy(args.model, device=args.device).model)
+    return None, parameter_snapshot(model)
+
+
+def sample_groups(
     args: Args,
-    prefix: PolicyModel,
     policy: PolicyModel,
     envs: Sequence[Any],
-    slots: Sequence[int],
-    seeds: Sequence[int],
     step_seed: int,
-) -> dict[int, list[int]]:
-    """The perturbed slots' prefixes as policy token ids (`papergym.baselines.prefix.prefix_tokens`)."""
-    if not slots:
-        return {}
-    observations = [envs[i].reset(seed=int(seeds[i]))[0] for i in slots]
-    tokens = prefix_tokens(
-        prefix,
+    perturbation: pfx.PrefixPerturbation | None,
+    forced: ForcedTokens | None,
+) -> tuple[list[Episode], dict[int, list[int]]]:
+    """Play ``prompts_per_step`` tasks ``group_size`` times each (group-major), some members starting from
+    a prefix; returns the episodes and the perturbed slots' prefixes."""
+    task_seeds = [member_seed(step_seed, b) % 2**31 for b in range(args.prompts_per_step)]
+    seeds = [s for s in task_seeds for _ in range(args.group_size)]
+    prefixes = perturbation.prefixes(policy, envs, seeds, step_seed) if perturbation is not None else {}
+    episodes = run_episodes(
         policy,
-        observations,
-        seed=member_seed(step_seed, 7),
-        max_new_tokens=args.prefix_tokens,
+        envs,
+        seeds=seeds,
+        sample_seed=step_seed,
+        max_new_tokens=args.max_new_tokens,
         temperature=args.temperature,
-        lo=args.prefix_min,
-        hi=args.prefix_max,
-        window=args.prefix_window,
+        top_p=args.top_p,
+        max_turns=args.max_turns,
+        forced=forced if forced is not None else pfx.prefix_forcing(prefixes),
+        mask_forced=forced is None and args.prefix_loss == "mask",
     )
-    return dict(zip(slots, tokens, strict=True))
+    return episodes, prefixes
 
 
-def _action_values(
-    episodes: Sequence[Episode], advantages: Any, hook: AdvantageHook | None, group_size: int
-) -> list[list[float]]:
-    """One value per action of each episode: the member's advantage, or the hook's per-action values."""
+def score_groups(episodes: Sequence[Episode], group_size: int, reward_fn: GroupReward | None) -> Any:
+    """The ``(B, G)`` rewards: each member's return, or the `GroupReward`'s scores of its group."""
+    torch = require("torch", "llm")
+    groups = [
+        [e.trajectory for e in episodes[b : b + group_size]] for b in range(0, len(episodes), group_size)
+    ]
+    if reward_fn is None:
+        rewards = [[t.total_reward for t in g] for g in groups]
+    else:
+        rewards = [list(reward_fn(g, batch=groups)) for g in groups]
+    return torch.tensor(rewards, dtype=torch.float32)
+
+
+def advantages(
+    episodes: Sequence[Episode], rewards: Any, setup: _Setup, hook: AdvantageHook | None
+) -> tuple[list[list[float]], Any]:
+    """One advantage per action of each episode (the member's group advantage, or the hook's per-action
+    values; also stored per token in ``episode.token_advantages``) and the ``(B,)`` mask of groups kept."""
+    torch = require("torch", "llm")
+    group_size = rewards.shape[1]
+    adv = group_advantages(rewards, std_norm=setup.std_norm)  # (B, G)
+    keep = nonzero_variance_groups(rewards) if setup.drop_zero_variance else torch.ones(len(adv), dtype=bool)
     values = []
     for k, episode in enumerate(episodes):
-        advantage = float(advantages[k // group_size, k % group_size])
+        advantage = float(adv[k // group_size, k % group_size])
         n = len(episode.trajectory.steps)
         if hook is None:
             values.append([advantage] * n)
+        else:
+            group = [e.trajectory for e in episodes[k - k % group_size : k - k % group_size + group_size]]
+            per_action = list(
+                hook(episode.trajectory, advantage, action_lengths=episode.action_lengths, group=group)
+            )
+            if len(per_action) != n:
+                raise ValueError(f"the advantage hook returned {len(per_action)} values for {n} actions")
+            values.append(per_action)
+        episode.token_advantages = episode.token_values(values[-1])
+    return values, keep
+
+
+def training_rows(
+    episodes: Sequence[Episode], keep: Any, group_size: int, luffy_slots: Sequence[int]
+) -> list[tuple[list[int], list[int], list[int], list[float]]]:
+    """``(ids, on-policy mask, off-policy mask, per-token advantages)`` of every trained segment of the
+    kept groups (``luffy_slots``: members whose prefix tokens take LUFFY's term)."""
+    rows = []
+    for k, episode in enumerate(episodes):
+        if not keep[k // group_size] or episode.token_advantages is None:
             continue
-        group = [
-            e.trajectory
-            for e in episodes[(k // group_size) * group_size : (k // group_size + 1) * group_size]
-        ]
-        per_action = list(
-            hook(episode.trajectory, advantage, action_lengths=episode.action_lengths, group=group)
+        for seg, adv in zip(episode.segments, episode.token_advantages, strict=True):
+            if any(seg.loss_mask):
+                on, off = pfx.loss_masks(seg, k in luffy_slots)
+                rows.append((seg.token_ids, on, off, adv))
+    return rows
+
+
+def update(
+    args: Args,
+    setup: _Setup,
+    policy: PolicyModel,
+    optimizer: Any,
+    reference: Any,
+    rows: Sequence[tuple[list[int], list[int], list[int], list[float]]],
+) -> tuple[float, Any]:
+    """``updates_per_batch`` clipped policy-gradient steps on ``rows``; the last loss and its statistics
+    (NaN and None without rows)."""
+    torch = require("torch", "llm")
+    if not rows:
+        return float("nan"), None
+    model = policy.model
+    ids, attn = pad_right([r[0] for r in rows], policy.pad_id, device=policy.device)
+    on_mask = pad_right([r[1] for r in rows], 0, device=policy.device)[0].float()
+    off_mask = pad_right([r[2] for r in rows], 0, device=policy.device)[0].float()
+    width = ids.shape[1]
+    adv_t = torch.tensor([r[3] + [0.0] * (width - len(r[3])) for r in rows], device=policy.device)
+    with torch.no_grad():
+        ref_logp = token_logprobs(reference, ids, attn) if reference is not None else None
+        old_logp = token_logprobs(model, ids, attn) if args.updates_per_batch > 1 else None
+    model.train()
+    loss_value, stats = float("nan"), None
+    for _ in range(args.updates_per_batch):
+        logp = token_logprobs(model, ids, attn)  # (R, L)
+        loss, stats = clipped_policy_loss(
+            logp,
+            logp.detach() if old_logp is None else old_logp,
+            adv_t,
+            on_mask,
+            eps_low=args.eps_low,
+            eps_high=setup.eps_high,
+            norm=setup.norm,
+            max_length=args.max_new_tokens,
+            ref_logp=ref_logp,
+            beta=setup.beta,
+            kl=args.kl,
         )
-        if len(per_action) != n:
-            raise ValueError(f"the advantage hook returned {len(per_action)} values for {n} actions")
-        values.append(per_action)
-    return values
+        if off_mask.any():  # LUFFY: off-policy prefix tokens weighted by π/(π+γ), no clipping
+            loss = loss + pfx.luffy_loss(logp, adv_t, on_mask, off_mask)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+        optimizer.step()
+        loss_value = float(loss.detach())
+    return loss_value, stats
+
+
+def step_metrics(
+    episodes: Sequence[Episode], rewards: Any, loss: float, stats: Any, updated: bool
+) -> dict[str, Any]:
+    """What a step logs about its episodes and update (timings and drift are added by `main`)."""
+    trajectories = [e.trajectory for e in episodes]
+    return {
+        "reward": float(rewards.mean()),
+        "success": float(np.mean([t.success for t in trajectories])),
+        "nonzero_variance_share": float(nonzero_variance_groups(rewards).float().mean()),
+        "loss": loss,  # NaN (null in metrics.jsonl) on a step without an update
+        "updated": updated,  # False when every group was dropped (all members scored alike)
+        "clip_fraction": stats.clip_fraction if stats else 0.0,
+        "kl": stats.mean_kl if stats else 0.0,
+        "action_tokens": float(np.mean([np.mean(e.action_lengths or [0]) for e in episodes])),
+        "turns": float(np.mean([len(t.steps) for t in trajectories])),
+        "invalid_rate": float(
+            np.mean([any(s.info.get(K.INVALID_ACTION) for s in t.steps) for t in trajectories])
+        ),
+    }
 
 
 def main(
@@ -251,176 +345,44 @@ def main(
             ``episode.token_advantages`` set: per segment, per token).
     """
     torch = require("torch", "llm")
-    set_threads(args.threads)
-    setup = _setup(args)
     if not 0 <= args.prefix_prob <= 1 or args.group_size < 1 or args.prompts_per_step < 1:
         raise ValueError("need 0 <= prefix_prob <= 1, group_size >= 1 and prompts_per_step >= 1")
-    env_kwargs = parse_kwargs(args.env_kw)
+    setup = _setup(args)
     reward_fn = group_reward if group_reward is not None else resolve(args.group_reward, GROUP_REWARDS)
     hook = advantage_hook if advantage_hook is not None else resolve(args.advantage_hook, ADVANTAGE_HOOKS)
-    run = Run(
-        args.out,
-        total_steps=args.steps,
-        resume=args.resume,
-        progress=args.progress,
-        tensorboard=args.tensorboard,
-        desc=f"grpo ({args.variant})",
-    )
+    run = start_run(args, total_steps=args.steps, desc=f"grpo ({args.variant})")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
-    model = policy.model
-    reference = None
-    if setup.beta > 0:  # the KL anchor is the starting model, also after a resume
-        reference = (
-            load_policy(args.model, device=args.device).model if run.start_step else copy.deepcopy(model)
-        )
-        reference.eval().requires_grad_(False)
-    if reference is not None:  # θ_0 of the drift metric: the starting model, also after a resume
-        origin = parameter_snapshot(reference)
-    elif run.start_step:
-        origin = parameter_snapshot(load_policy(args.model, device=args.device).model)
-    else:
-        origin = parameter_snapshot(model)
-    prefix = load_policy(args.prefix_model, device=args.device) if args.prefix_model else None
+    reference, origin = _anchors(args, setup, policy.model, resumed=run.start_step > 0)
+    perturbation = pfx.load_perturbation(
+        args.prefix_model, device=args.device, prob=args.prefix_prob, lo=args.prefix_min,
+        hi=args.prefix_max, window=args.prefix_window, max_new_tokens=args.prefix_tokens,
+        temperature=args.temperature, loss=args.prefix_loss,
+    )  # fmt: skip
     result: dict[str, Any] = {}
     if args.eval_tasks and run.start_step == 0:
-        result["success_before"] = evaluate_policy(
-            policy,
-            args.env,
-            env_kwargs,
-            tasks=args.eval_tasks,
-            batch=args.eval_batch,
-            max_new_tokens=args.max_new_tokens,
-        )
+        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
     n = args.prompts_per_step * args.group_size
-    envs = make_envs(args.env, env_kwargs, n)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
-    if run.resumed_state is not None:
-        optimizer.load_state_dict(run.resumed_state["optimizer"])
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
+    run.restore(optimizer)
     if script is not None and forced is None:
-        stop = (
-            policy.tokenizer.eos_token_id
-            if policy.tokenizer.eos_token_id is not None
-            else min(policy.stop_ids)
-        )
-
-        def forced(i: int, turn: int, observation: Any) -> Sequence[int] | None:
-            text = script(i, envs[i], observation)
-            return None if text is None else [*policy.encode(text), stop]
-
+        forced = scripted_tokens(policy, envs, script)
     metrics: dict[str, Any] = {}
     for step in range(run.start_step, args.steps):
         started = time.perf_counter()
         step_seed = member_seed(args.seed, step)
-        task_seeds = [member_seed(step_seed, b) % 2**31 for b in range(args.prompts_per_step)]
-        seeds = [s for s in task_seeds for _ in range(args.group_size)]
-        rng = np.random.default_rng(member_seed(step_seed, 3))
-        slots = [i for i in range(n) if prefix is not None and rng.random() < args.prefix_prob]
-        prefixes = (
-            _prefixes(args, prefix, policy, envs, slots, seeds, step_seed) if prefix is not None else {}
-        )
-
-        def forcing(i: int, turn: int, observation: Any, prefixes: dict[int, list[int]] = prefixes) -> Any:
-            if forced is not None:
-                return forced(i, turn, observation)
-            return prefixes.get(i) if turn == 0 else None
-
-        episodes = run_episodes(
-            policy,
-            envs,
-            seeds=seeds,
-            sample_seed=step_seed,
-            max_new_tokens=args.max_new_tokens,
-            temperature=args.temperature,
-            top_p=args.top_p,
-            max_turns=args.max_turns,
-            forced=forcing if forced is not None or prefixes else None,
-            mask_forced=forced is None and args.prefix_loss == "mask",
-        )
+        episodes, prefixes = sample_groups(args, policy, envs, step_seed, perturbation, forced)
         generated = time.perf_counter()
-        groups = [
-            [e.trajectory for e in episodes[b * args.group_size : (b + 1) * args.group_size]]
-            for b in range(args.prompts_per_step)
-        ]
-        if reward_fn is None:
-            rewards = [[t.total_reward for t in g] for g in groups]
-        else:
-            rewards = [list(reward_fn(g, batch=groups)) for g in groups]
-        reward_t = torch.tensor(rewards, dtype=torch.float32)  # (B, G)
-        advantages = group_advantages(reward_t, std_norm=setup.std_norm)  # (B, G)
-        keep = (
-            nonzero_variance_groups(reward_t)
-            if setup.drop_zero_variance
-            else torch.ones(len(groups), dtype=bool)
-        )
-        values = _action_values(episodes, advantages, hook, args.group_size)
-        rows: list[tuple[list[int], list[int], list[int], list[float]]] = []
-        for k, episode in enumerate(episodes):
-            episode.token_advantages = episode.token_values(values[k])
-            if not keep[k // args.group_size]:
-                continue
-            luffy = args.prefix_loss == "luffy" and k in prefixes
-            for seg, adv in zip(episode.segments, episode.token_values(values[k]), strict=True):
-                if any(seg.loss_mask):
-                    off = seg.forced_mask if luffy else [0] * len(seg.token_ids)
-                    on = [m * (1 - f) for m, f in zip(seg.loss_mask, off, strict=True)]
-                    rows.append((seg.token_ids, on, off, adv))
-        loss_value, stats = float("nan"), None
-        if rows:
-            ids, attn = pad_right([r[0] for r in rows], policy.pad_id, device=policy.device)
-            on_mask = pad_right([r[1] for r in rows], 0, device=policy.device)[0].float()
-            off_mask = pad_right([r[2] for r in rows], 0, device=policy.device)[0].float()
-            width = ids.shape[1]
-            adv_t = torch.tensor([r[3] + [0.0] * (width - len(r[3])) for r in rows], device=policy.device)
-            ref_logp = None
-            if reference is not None:
-                with torch.no_grad():
-                    ref_logp = token_logprobs(reference, ids, attn)
-            old_logp = None
-            if args.updates_per_batch > 1:
-                with torch.no_grad():
-                    old_logp = token_logprobs(model, ids, attn)
-            model.train()
-            for _ in range(args.updates_per_batch):
-                logp = token_logprobs(model, ids, attn)  # (R, L)
-                loss, stats = clipped_policy_loss(
-                    logp,
-                    logp.detach() if old_logp is None else old_logp,
-                    adv_t,
-                    on_mask,
-                    eps_low=args.eps_low,
-                    eps_high=setup.eps_high,
-                    norm=setup.norm,
-                    max_length=args.max_new_tokens,
-                    ref_logp=ref_logp,
-                    beta=setup.beta,
-                    kl=args.kl,
-                )
-                if off_mask.any():  # LUFFY: off-policy prefix tokens weighted by π/(π+γ), no clipping
-                    p = logp.exp()
-                    shaped = -(p / (p + LUFFY_GAMMA)) * adv_t * off_mask
-                    loss = loss + shaped.sum() / (on_mask + off_mask).sum().clamp(min=1.0)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-                optimizer.step()
-                loss_value = float(loss.detach())
+        rewards = score_groups(episodes, args.group_size, reward_fn)  # (B, G)
+        _, keep = advantages(episodes, rewards, setup, hook)
+        luffy_slots = list(prefixes) if args.prefix_loss == "luffy" else []
+        rows = training_rows(episodes, keep, args.group_size, luffy_slots)
+        loss, stats = update(args, setup, policy, optimizer, reference, rows)
         elapsed = time.perf_counter() - started
-        trajectories = [t for g in groups for t in g]
         metrics = {
-            "reward": float(reward_t.mean()),
-            "success": float(np.mean([t.success for t in trajectories])),
-            "nonzero_variance_share": float(nonzero_variance_groups(reward_t).float().mean()),
-            "loss": loss_value,  # NaN (null in metrics.jsonl) on a step without an update
-            "updated": bool(rows),  # False when every group was dropped (all members scored alike)
-            "clip_fraction": stats.clip_fraction if stats else 0.0,
-            "kl": stats.mean_kl if stats else 0.0,
-            "action_tokens": float(np.mean([np.mean(e.action_lengths or [0]) for e in episodes])),
-            "turns": float(np.mean([len(t.steps) for t in trajectories])),
-            "invalid_rate": float(
-                np.mean([any(s.info.get(K.INVALID_ACTION) for s in t.steps) for t in trajectories])
-            ),
+            **step_metrics(episodes, rewards, loss, stats, updated=bool(rows)),
             "prefix_share": len(prefixes) / n,
-            "drift_l2": parameter_distance(model, origin),  # ‖θ − θ_0‖, as ES reports it
+            "drift_l2": parameter_distance(policy.model, origin),  # ‖θ − θ_0‖, as ES reports it
             "samples_per_s": n / max(elapsed, 1e-9),
             "generate_s": generated - started,
             "step_s": elapsed,
@@ -428,21 +390,12 @@ def main(
         run.log(step, metrics)
         if on_step is not None:
             on_step(step, metrics, episodes)
-        done = step + 1
-        if args.checkpoint_every and done % args.checkpoint_every == 0 and done < args.steps:
-            run.save(done, model, policy.tokenizer, optimizer)
+        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
     for env in envs:
         env.close()
     result.update(metrics)
     if args.eval_tasks:
-        result["success_after"] = evaluate_policy(
-            policy,
-            args.env,
-            env_kwargs,
-            tasks=args.eval_tasks,
-            batch=args.eval_batch,
-            max_new_tokens=args.max_new_tokens,
-        )
-    run.finish(model, policy.tokenizer)
+        result["success_after"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
+    run.finish(policy.model, policy.tokenizer)
     result["out"] = str(run.out)
     return result

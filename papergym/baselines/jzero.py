@@ -19,14 +19,18 @@ any `PairwiseJudge` (trained when it has ``update(pairs)``). A role the env mark
 ``trainable=False`` (``env_kwargs={"trainable": {...}}``) is frozen. Evaluation each iteration: the hidden
 quality of the solver's answers to fixed held-out tasks, and the judge's agreement with the hidden
 quality (pairwise concordance on a fixed probe set of texts).
+
+Run: ``papergym train jzero --iterations 10`` (`Args`, `main`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -40,6 +44,7 @@ from papergym.baselines.jzero_policies import (
     realize_answer,
 )
 from papergym.baselines.losses import group_advantages
+from papergym.baselines.run import RunArgs, parse_kwargs, start_run
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import Step, Trajectory
@@ -294,3 +299,79 @@ class JZeroLoop:
 
 def _pair(d: Mapping[str, Any]) -> Pair:
     return Pair(d["task"], d["chosen"], d["rejected"], d["kind"], d.get("detail", ""))
+
+
+@dataclass
+class Args(RunArgs):
+    """The J-Zero loop (``papergym train jzero``): the `JZeroConfig` settings and the shared run flags."""
+
+    env: str = "papergym/SelfPlay-v0"
+    """The env (the loop plays ``papergym/SelfPlay-v0`` only; ``env_kw`` go to its `raw_env`)."""
+    out: str = "runs/jzero"
+    """The run directory (metrics.jsonl, checkpoints/, curves.png, summary.json)."""
+    iterations: int = 10
+    """Co-evolution iterations (inferred)."""
+    briefs: int = 8
+    """Distinct materials per challenger step."""
+    challenger_group: int = 4
+    """Challenger samples per brief (R-Zero's questioner uses rollout.n = 4)."""
+    group_size: int = 8
+    """G, the solver's answers per task."""
+    band: tuple[float, float] = (0.2, 0.8)
+    """The informative band of p̂ (inclusive; inferred)."""
+    judge_labels: Literal["structural", "self_scored"] = "structural"
+    """Preference-pair labels: by construction, or by the judge itself."""
+    judge_pool: Literal["all", "kept"] = "all"
+    """Train the judge on every parseable round's pairs or only on the kept rounds' (inferred)."""
+    agreement: Literal["hard", "soft"] = "soft"
+    """The env's p̂ for open-ended tasks (see `JZeroConfig`)."""
+    domains: tuple[str, ...] = ("writing",)
+    """The env's domains."""
+    eval_tasks: int = 16
+    """Held-out tasks for the hidden-quality measurement."""
+    probes: int = 12
+    """Probe texts per held-out task for the judge-agreement measurement."""
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Run the loop; returns the last iteration's stats and the run directory (also ``out/summary.json``).
+
+    A checkpoint holds the policies, the judge, the loop's generator and its history, so ``--resume``
+    continues a stopped run exactly.
+    """
+    require("torch", "llm")
+    if args.env != "papergym/SelfPlay-v0":
+        raise ValueError(f"jzero plays papergym/SelfPlay-v0 only, got --env {args.env}")
+    run = start_run(args, total_steps=args.iterations, desc="jzero")
+    fields = {f.name for f in dataclasses.fields(JZeroConfig)}
+    config = JZeroConfig(**{k: v for k, v in asdict(args).items() if k in fields})
+    state = run.resumed_state or {}
+    loop = JZeroLoop(
+        config,
+        challenger=state.get("challenger"),
+        solver=state.get("solver"),
+        judge=state.get("judge"),
+        env_kwargs=parse_kwargs(args.env_kw),
+    )
+    if state:
+        loop.rng.bit_generator.state = state["rng"]
+        loop.history = list(state["history"])
+    for k in range(run.start_step, args.iterations):
+        stats = asdict(loop.iteration())
+        run.log(k, {key: value for key, value in stats.items() if key != "iteration"})
+        run.checkpoint(k + 1, extra=_loop_state(loop))
+    run.finish()
+    summary = {"out": str(run.out), "args": asdict(args), "history": [asdict(s) for s in loop.history]}
+    (run.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    last = asdict(loop.history[-1]) if loop.history else {}
+    return {**summary, **last}
+
+
+def _loop_state(loop: JZeroLoop) -> dict[str, Any]:
+    return {
+        "challenger": loop.challenger,
+        "solver": loop.solver,
+        "judge": loop.judge,
+        "rng": loop.rng.bit_generator.state,
+        "history": list(loop.history),
+    }

@@ -22,27 +22,29 @@ import numpy as np
 
 from papergym.baselines.losses import clipped_policy_loss, group_advantages
 from papergym.baselines.policy import PolicyModel, completion_logprobs, load_policy
-from papergym.baselines.rollout import Episode, run_episodes
-from papergym.baselines.run import Run, make_envs, parse_kwargs, set_threads, split_options
+from papergym.baselines.rollout import Episode, completion_parts, group_seeds, run_episodes
+from papergym.baselines.run import (
+    PolicyRunArgs,
+    evaluate_args,
+    make_envs,
+    parse_kwargs,
+    split_options,
+    start_run,
+)
 from papergym.core import info_keys as K
 from papergym.core.errors import require
-from papergym.core.trajectory import member_seed
 
 
 @dataclass
-class Args:
+class Args(PolicyRunArgs):
     """Multi-teacher on-policy distillation (defaults: M2RL's multi_teacher_opd.sh unless marked inferred)."""
 
     env: str = "papergym/MultiDomain-v0"
     """The env: its reset info must name each episode's domain (``info["domain"]``)."""
-    env_kw: list[str] = field(default_factory=list)
-    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``domains='["math"]'``."""
-    model: str = "tiny"
-    """The student: a local HF checkpoint directory, or ``"tiny"``."""
-    teachers: list[str] = field(default_factory=list)
-    """One ``domain=PATH`` per domain: the teacher checkpoint each domain's prompts are routed to."""
     out: str = "runs/mopd"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
+    teachers: list[str] = field(default_factory=list)
+    """One ``domain=PATH`` per domain: the teacher checkpoint each domain's prompts are routed to."""
     steps: int = 400
     """Optimizer steps (M2RL: 400 rollouts)."""
     prompts_per_step: int = 8
@@ -63,20 +65,8 @@ class Args:
     """The clip range of the policy loss (PPO's usual 0.2)."""
     outcome_weight: float = 0.0
     """α: add α times the group-normalised env-return advantage (MiMo-V2-Flash; M2RL: 0)."""
-    seed: int = 0
-    """The run seed (task order and sampling derive from it and the step)."""
-    checkpoint_every: int = 50
-    """Save a resumable checkpoint every this many steps (0: never)."""
-    resume: bool = False
-    """Continue from the newest checkpoint in out."""
-    progress: bool = True
-    """Show a progress bar."""
-    device: str = "cpu"
-    """The torch device."""
     max_grad_norm: float = 1.0
     """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
-    threads: int = 0
-    """torch intra-op threads (0: torch's default)."""
 
 
 def parse_teachers(specs: Sequence[str]) -> dict[str, str]:
@@ -107,14 +97,6 @@ def opd_advantages(teacher_logp: Any, student_logp: Any, mask: Any) -> Any:
     return (teacher_logp.detach() - student_logp.detach()) * mask
 
 
-def _completion(episode: Episode) -> tuple[list[int], list[int], list[int], list[float]]:
-    """Prompt ids, completion ids, loss mask and sampling log-probs of a one-context episode."""
-    if len(episode.segments) != 1:
-        raise ValueError("mopd trains on one-context episodes (no context resets)")
-    seg, cut = episode.segments[0], episode.prompt_length
-    return seg.token_ids[:cut], seg.token_ids[cut:], seg.loss_mask[cut:], seg.logprobs[cut:]
-
-
 def batch_loss(
     args: Args,
     policy: PolicyModel,
@@ -124,7 +106,7 @@ def batch_loss(
 ) -> tuple[Any, dict[str, float]]:
     """The distillation loss of one batch of episodes, each scored by its own domain's teacher."""
     torch = require("torch", "llm")
-    parts = [_completion(e) for e in episodes]
+    parts = [completion_parts(e) for e in episodes]
     prompts = [p for p, _, _, _ in parts]
     completions = [c if c else [policy.pad_id] for _, c, _, _ in parts]
     logp, mask = completion_logprobs(policy, prompts, completions, temperature=args.temperature)  # (B, T)
@@ -161,64 +143,87 @@ def batch_loss(
     }
 
 
-def main(args: Args) -> dict[str, Any]:
-    """Run MOPD; returns the last step's metrics and the run directory."""
-    torch = require("torch", "llm")
-    paths = parse_teachers(args.teachers)
-    if not paths:
-        raise ValueError("mopd needs --teachers domain=PATH ... (one per domain of the env)")
-    set_threads(args.threads)
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), args.prompts_per_step * args.group_size)
-    domains = tuple(getattr(envs[0].unwrapped, "domains", ()))
-    missing = [d for d in domains if d not in paths]
-    if missing:
-        raise ValueError(f"no teacher for domains {missing}: add --teachers {missing[0]}=PATH")
-    run = Run(args.out, total_steps=args.steps, resume=args.resume, progress=args.progress, desc="mopd")
-    policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
-    teachers = {d: load_policy(p, device=args.device) for d, p in paths.items()}
+def load_teachers(args: Args, policy: PolicyModel) -> dict[str, PolicyModel]:
+    """The frozen teachers of ``args.teachers``, each checked to share the student's vocabulary."""
+    teachers = {d: load_policy(p, device=args.device) for d, p in parse_teachers(args.teachers).items()}
     for domain, teacher in teachers.items():
         teacher.model.requires_grad_(False)
         if teacher.tokenizer.get_vocab() != policy.tokenizer.get_vocab():
             raise ValueError(
                 f"the {domain} teacher's tokenizer differs from the student's: OPD needs one vocabulary"
             )
+    return teachers
+
+
+def sample_groups(args: Args, policy: PolicyModel, envs: Sequence[Any], step: int) -> list[Episode]:
+    """The step's episodes: ``prompts_per_step`` training tasks, ``group_size`` samples each (group-major)."""
+    seeds, sample_seed = group_seeds(args.seed, step, args.prompts_per_step, args.group_size)
+    return run_episodes(
+        policy,
+        envs,
+        seeds=seeds,
+        sample_seed=sample_seed,
+        options=split_options(envs[0], "train"),
+        max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+    )
+
+
+def update(
+    args: Args,
+    policy: PolicyModel,
+    teachers: Mapping[str, PolicyModel],
+    optimizer: Any,
+    episodes: Sequence[Episode],
+) -> dict[str, Any]:
+    """One clipped step on the batch's distillation loss; the metrics."""
+    torch = require("torch", "llm")
+    outcome = [e.trajectory.total_reward for e in episodes]
+    optimizer.zero_grad(set_to_none=True)
+    loss, stats = batch_loss(args, policy, teachers, episodes, outcome)
+    loss.backward()
+    grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
+    optimizer.step()
+    return {
+        "grad_norm": float(grad_norm),
+        **stats,
+        "reward": float(np.mean(outcome)),
+        "success": float(np.mean([e.trajectory.success for e in episodes])),
+    }
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Run MOPD; returns the last step's metrics and the run directory (and success before/after when
+    ``eval_tasks > 0``)."""
+    torch = require("torch", "llm")
+    paths = parse_teachers(args.teachers)
+    if not paths:
+        raise ValueError("mopd needs --teachers domain=PATH ... (one per domain of the env)")
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), args.prompts_per_step * args.group_size)
+    missing = [d for d in getattr(envs[0].unwrapped, "domains", ()) if d not in paths]
+    if missing:
+        raise ValueError(f"no teacher for domains {missing}: add --teachers {missing[0]}=PATH")
+    run = start_run(args, total_steps=args.steps, desc="mopd")
+    policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
+    teachers = load_teachers(args, policy)
+    result: dict[str, Any] = {"out": str(run.out), "args": asdict(args)}
+    if args.eval_tasks and run.start_step == 0:
+        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
     optimizer = torch.optim.AdamW(
         policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay, betas=(0.9, args.beta2)
     )
-    if run.resumed_state is not None:
-        optimizer.load_state_dict(run.resumed_state["optimizer"])
+    run.restore(optimizer)
     metrics: dict[str, Any] = {}
     try:
         for step in range(run.start_step, args.steps):
-            task_seeds = [
-                member_seed(args.seed, step * args.prompts_per_step + j) for j in range(args.prompts_per_step)
-            ]
-            episodes = run_episodes(
-                policy,
-                envs,
-                seeds=[s for s in task_seeds for _ in range(args.group_size)],
-                sample_seed=member_seed(args.seed + 1, step),
-                options=split_options(envs[0], "train"),
-                max_new_tokens=args.max_new_tokens,
-                temperature=args.temperature,
-            )
-            outcome = [e.trajectory.total_reward for e in episodes]
-            optimizer.zero_grad(set_to_none=True)
-            loss, stats = batch_loss(args, policy, teachers, episodes, outcome)
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
-            optimizer.step()
-            metrics = {
-                "grad_norm": float(grad_norm),
-                **stats,
-                "reward": float(np.mean(outcome)),
-                "success": float(np.mean([e.trajectory.success for e in episodes])),
-            }
+            episodes = sample_groups(args, policy, envs, step)
+            metrics = update(args, policy, teachers, optimizer, episodes)
             run.log(step, metrics)
-            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
-                run.save(step + 1, policy.model, policy.tokenizer, optimizer)
+            run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
     finally:
         for env in envs:
             env.close()
+    if args.eval_tasks:
+        result["success_after"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
     run.finish(policy.model, policy.tokenizer)
-    return {"out": str(run.out), "args": asdict(args), **metrics}
+    return {**result, **metrics}

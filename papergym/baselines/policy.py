@@ -1,8 +1,8 @@
 """A trainable policy: batched seeded sampling with per-token log-probs, and log-probs of given tokens.
 
-Sampling is a loop over the model's forward pass with a KV cache and left padding (as in
-`papergym.backends.hf`), so that every row has its own ``torch.Generator`` seeded from the call's seed
-and the row index: nothing touches torch's global random state, and a run replays exactly. A row may
+Sampling is `papergym.backends.sampling.generate`, the loop `papergym.backends.hf.HFChatModel` runs too
+(KV cache, left padding): every row has its own ``torch.Generator`` seeded from the call's seed and the
+row index, so nothing touches torch's global random state, and a run replays exactly. A row may
 be given forced tokens (a prefix from another model, or a whole scripted completion): they are fed
 instead of sampled, and their log-probs under the policy are recorded like a sampled token's.
 
@@ -12,16 +12,14 @@ current and reference policies, TTPO's and MOPD's teachers).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from papergym.backends.sampling import Samples, capped_budgets, generate, stop_token_ids
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
-
-_SEED_MODULUS = 2**64
 
 
 @dataclass
@@ -66,13 +64,7 @@ class PolicyModel:
 
 def wrap_policy(model: Any, tokenizer: Any) -> PolicyModel:
     """A `PolicyModel` around an already loaded model and tokenizer."""
-    ids: set[int] = set()
-    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    for value in (configured, tokenizer.eos_token_id):
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, Sequence):
-            ids.update(int(v) for v in value)
+    ids = stop_token_ids(model, tokenizer)
     if not ids:
         raise ValueError("the tokenizer and generation config define no eos token: set tokenizer.eos_token")
     pad = tokenizer.pad_token_id
@@ -99,27 +91,6 @@ def load_policy(source: str | Path | PolicyModel, *, device: str = "cpu", dtype:
     return wrap_policy(model, tok)
 
 
-@dataclass
-class Samples:
-    """What `sample` produced, one entry per row (prompt-major: prompt ``i``'s samples are rows
-    ``i*n .. i*n+n-1``).
-
-    Attributes:
-        tokens: the completion's ids (a stop token, when reached, is the last).
-        logprobs: each token's log-prob under the sampling distribution (temperature and top-p applied;
-            the policy's own distribution at temperature 1 without top-p), forced tokens included.
-        entropies: each position's entropy of that distribution (when asked for), else None.
-        forced: how many leading tokens of each row were forced rather than sampled.
-        finished: the row ended on a stop token (rather than running out of budget).
-    """
-
-    tokens: list[list[int]]
-    logprobs: list[list[float]]
-    entropies: list[list[float]] | None
-    forced: list[int]
-    finished: list[bool]
-
-
 def sample(
     policy: PolicyModel,
     prompts: Sequence[Sequence[int]],
@@ -133,7 +104,9 @@ def sample(
     forced: Sequence[Sequence[int] | None] | None = None,
     return_entropy: bool = False,
 ) -> Samples:
-    """Sample ``num_samples`` completions of each prompt in one batch.
+    """Sample ``num_samples`` completions of each prompt in one batch (`papergym.backends.sampling.generate`,
+    the loop `HFChatModel` runs too). Rows are prompt-major: prompt ``i``'s samples are rows
+    ``i*n .. i*n+n-1``.
 
     Args:
         policy: the policy.
@@ -151,31 +124,18 @@ def sample(
     Returns:
         The `Samples`.
     """
-    torch = require("torch", "llm")
     if num_samples < 1 or not prompts or any(len(p) == 0 for p in prompts):
         raise ValueError("sample needs num_samples >= 1 and at least one non-empty prompt")
     if temperature < 0 or not 0 < top_p <= 1:
         raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}")
     rows = [list(p) for p in prompts for _ in range(num_samples)]
     n = len(rows)
-    forced_rows = [list(f or ()) for f in forced] if forced is not None else [[] for _ in range(n)]
-    if len(forced_rows) != n:
-        raise ValueError(f"forced has {len(forced_rows)} entries for {n} rows")
-    budgets = [max_new_tokens] * n if isinstance(max_new_tokens, int) else list(max_new_tokens)
-    if len(budgets) != n:
-        raise ValueError(f"max_new_tokens has {len(budgets)} entries for {n} rows")
-    if policy.context is not None:
-        budgets = [min(b, policy.context - len(r)) for b, r in zip(budgets, rows, strict=True)]
-    out = Samples(
-        [[] for _ in rows],
-        [[] for _ in rows],
-        [[] for _ in rows] if return_entropy else None,
-        [0] * n,
-        [False] * n,
-    )
-    active = [b > 0 for b in budgets]
-    if not any(active):
-        return out
+    if forced is not None and len(forced) != n:
+        raise ValueError(f"forced has {len(forced)} entries for {n} rows")
+    budgets = capped_budgets(max_new_tokens, rows, policy.context)
+    if all(b <= 0 for b in budgets):
+        return Samples([[] for _ in rows], [[] for _ in rows], [[] for _ in rows] if return_entropy else None,
+                       [0] * n, [False] * n)  # fmt: skip
     if (seed is None) == (row_seeds is None):
         raise ValueError("pass exactly one of seed= and row_seeds=")
     if row_seeds is not None:
@@ -184,110 +144,18 @@ def sample(
         seeds = [member_seed(seed, r) for r in range(n)]
     if len(seeds) != n:
         raise ValueError(f"row_seeds has {len(seeds)} entries for {n} rows")
-    generators = [torch.Generator().manual_seed(s % _SEED_MODULUS) for s in seeds]
-    model = policy.model
-    device = policy.device
-    # forced tokens are fed with the prompt in one prefill pass; their log-probs come from its last logits
-    forced_rows = [f[: max(0, b)] for f, b in zip(forced_rows, budgets, strict=True)]
-    keep = 1 + max(len(f) for f in forced_rows)
-    full = [r + f for r, f in zip(rows, forced_rows, strict=True)]
-    width = max(len(r) for r in full)
-    ids = torch.full((n, width), policy.pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.long)
-    for i, r in enumerate(full):  # left padding: every row's last token sits at the end
-        ids[i, width - len(r) :] = torch.tensor(r, dtype=torch.long)
-        mask[i, width - len(r) :] = 1
-    ids, mask = ids.to(device), mask.to(device)
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
-    cache_arg = _cache_arg(model)
-    cache = None
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode():
-            while True:
-                result = model(
-                    input_ids=ids,
-                    attention_mask=mask,
-                    position_ids=positions,
-                    use_cache=True,
-                    logits_to_keep=keep,
-                    **{cache_arg: cache},
-                )
-                cache = result.cache if cache_arg == "cache" else result.past_key_values
-                logits = result.logits[:, -keep:, :].float().cpu()  # (n, keep, V)
-                all_logprobs = _sampling_logprobs(torch, logits, temperature, top_p)
-                all_entropy = _entropy(all_logprobs) if return_entropy else None
-                if keep > 1:  # the prefill: record the forced tokens
-                    _record_forced(out, forced_rows, all_logprobs, all_entropy, policy.stop_ids)
-                    active = [not out.finished[i] and len(out.tokens[i]) < budgets[i] for i in range(n)]
-                    if not any(active):
-                        return out
-                    keep = 1
-                logprobs = all_logprobs[:, -1]  # (n, V)
-                chosen = []
-                for i in range(n):
-                    if not active[i]:
-                        chosen.append(policy.pad_id)
-                        continue
-                    if temperature == 0:
-                        token = int(torch.argmax(logprobs[i]))
-                    else:
-                        token = int(torch.multinomial(logprobs[i].exp(), 1, generator=generators[i]))
-                    out.tokens[i].append(token)
-                    out.logprobs[i].append(float(logprobs[i, token]))
-                    if out.entropies is not None and all_entropy is not None:
-                        out.entropies[i].append(float(all_entropy[i, -1]))
-                    out.finished[i] = token in policy.stop_ids
-                    active[i] = not out.finished[i] and len(out.tokens[i]) < budgets[i]
-                    chosen.append(token)
-                if not any(active):
-                    return out
-                ids = torch.tensor(chosen, dtype=torch.long, device=device)[:, None]
-                mask = torch.cat([mask, torch.ones_like(ids)], dim=1)
-                positions = positions[:, -1:] + 1
-    finally:
-        model.train(was_training)
-
-
-def _entropy(logprobs: Any) -> Any:
-    """Entropy over the last axis of log-probs (``-inf`` entries contribute 0)."""
-    return -(logprobs.exp() * logprobs.nan_to_num(neginf=0.0)).sum(-1)
-
-
-def _record_forced(
-    out: Samples, forced: Sequence[Sequence[int]], logprobs: Any, entropy: Any, stop_ids: frozenset[int]
-) -> None:
-    """Append each row's forced tokens with their log-probs; ``logprobs`` is ``(n, keep, V)`` over the last
-    ``keep`` positions, and row ``i``'s forced token ``j`` is predicted at index ``keep - 1 - len(f) + j``."""
-    keep = logprobs.shape[1]
-    for i, f in enumerate(forced):
-        for j, token in enumerate(f):
-            at = keep - 1 - len(f) + j
-            out.tokens[i].append(int(token))
-            out.logprobs[i].append(float(logprobs[i, at, int(token)]))
-            if out.entropies is not None:
-                out.entropies[i].append(float(entropy[i, at]))
-        out.forced[i] = len(f)
-        out.finished[i] = bool(f) and int(f[-1]) in stop_ids
-
-
-def _sampling_logprobs(torch: Any, logits: Any, temperature: float, top_p: float) -> Any:
-    """``(..., V)`` log-probs of the distribution sampled from (greedy: the untempered one)."""
-    logprobs = torch.log_softmax(logits / temperature if temperature > 0 else logits, dim=-1)
-    if top_p >= 1.0 or temperature == 0:
-        return logprobs
-    sorted_lp, order = torch.sort(logprobs, dim=-1, descending=True)
-    cumulative = sorted_lp.exp().cumsum(-1)
-    drop = cumulative - sorted_lp.exp() >= top_p  # keep the smallest set whose mass reaches top_p
-    sorted_lp = sorted_lp.masked_fill(drop, float("-inf"))
-    kept = torch.full_like(logprobs, float("-inf")).scatter(-1, order, sorted_lp)
-    return torch.log_softmax(kept, dim=-1)
-
-
-def _cache_arg(model: Any) -> str:
-    # transformers renamed the forward's cache argument (past_key_values -> cache) within 5.x
-    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+    return generate(
+        policy.model,
+        rows,
+        pad_id=policy.pad_id,
+        stop_ids=policy.stop_ids,
+        seeds=seeds,
+        max_new_tokens=budgets,
+        temperature=temperature,
+        top_p=top_p,
+        forced=forced,
+        return_entropy=return_entropy,
+    )
 
 
 def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, *, device: Any = None) -> tuple[Any, Any]:

@@ -1,5 +1,7 @@
-"""Prefix perturbation's shared piece (papers/training.md §2.4): a small model's reasoning prefix, cut where
-its token entropy drops most, handed to the policy to continue.
+"""Prefix perturbation (papers/training.md §2, the PKU paper's mechanism, details inferred from its
+precursors), all of it: which group members are perturbed, the small model's reasoning prefix cut where its
+token entropy drops most, handing it to the policy as forced first tokens, and how the prefix tokens enter
+the loss (masked, PrefixRL / Prefix Sampling, or kept with LUFFY's weight ``π/(π+γ)``, unclipped).
 
 The cut rule is the design proposal of training.md §2.4 (inferred: the PKU paper's exact rule could not be
 read): ``t* = argmax_{t in [lo·n, hi·n]} mean(H[t-w:t]) - mean(H[t:t+w])`` over the small model's per-token
@@ -9,11 +11,17 @@ entropies ``H``, i.e. right after the model "commits" to an approach.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
-from papergym.baselines.policy import PolicyModel, sample
+from papergym.baselines.policy import PolicyModel, load_policy, sample
+from papergym.baselines.rollout import ForcedTokens, Segment
+from papergym.core.trajectory import member_seed
+
+LUFFY_GAMMA = 0.1
+"""LUFFY's shaping constant γ in π/(π+γ) (arXiv 2504.14945; training.md §2.3)."""
 
 
 def prefix_cut(entropies: Sequence[float], *, lo: float = 0.1, hi: float = 0.7, window: int = 4) -> int:
@@ -70,3 +78,89 @@ def prefix_tokens(
         cut = prefix_cut(entropies, lo=lo, hi=hi, window=window)
         result.append(policy.encode(prefix.decode(tokens[:cut])) if tokens else [])
     return result
+
+
+@dataclass
+class PrefixPerturbation:
+    """Perturbs a share of each step's group members with the prefix model's cut traces.
+
+    Args:
+        model: the small model writing the prefixes.
+        prob: the probability that a member is perturbed (the PKU paper's 20%).
+        lo, hi: earliest and latest cut as fractions of the trace (inferred, training.md §2.4).
+        window: tokens averaged on each side of a candidate cut (inferred).
+        max_new_tokens: the token budget of the prefix model's trace.
+        temperature: its sampling temperature.
+        loss: ``"mask"`` drops the prefix tokens from the loss; ``"luffy"`` keeps them with LUFFY's weight.
+    """
+
+    model: PolicyModel
+    prob: float = 0.2
+    lo: float = 0.1
+    hi: float = 0.7
+    window: int = 4
+    max_new_tokens: int = 64
+    temperature: float = 1.0
+    loss: Literal["mask", "luffy"] = "mask"
+
+    def prefixes(
+        self, policy: PolicyModel, envs: Sequence[Any], seeds: Sequence[int], step_seed: int
+    ) -> dict[int, list[int]]:
+        """The perturbed slots of one step (each with probability ``prob``, from the step seed) and their
+        prefixes as policy token ids."""
+        rng = np.random.default_rng(member_seed(step_seed, 3))
+        slots = [i for i in range(len(envs)) if rng.random() < self.prob]
+        if not slots:
+            return {}
+        observations = [envs[i].reset(seed=int(seeds[i]))[0] for i in slots]
+        tokens = prefix_tokens(
+            self.model,
+            policy,
+            observations,
+            seed=member_seed(step_seed, 7),
+            max_new_tokens=self.max_new_tokens,
+            temperature=self.temperature,
+            lo=self.lo,
+            hi=self.hi,
+            window=self.window,
+        )
+        return dict(zip(slots, tokens, strict=True))
+
+
+def load_perturbation(
+    source: str | None, *, device: str = "cpu", **settings: Any
+) -> PrefixPerturbation | None:
+    """A `PrefixPerturbation` with the prefix model ``source`` ("tiny" or a checkpoint), or None (off)."""
+    if source is None:
+        return None
+    return PrefixPerturbation(load_policy(source, device=device), **settings)
+
+
+def prefix_forcing(prefixes: Mapping[int, Sequence[int]]) -> ForcedTokens | None:
+    """Forced tokens that start each perturbed slot's first action with its prefix (None: no prefix)."""
+    if not prefixes:
+        return None
+
+    def forcing(i: int, turn: int, observation: Any) -> Sequence[int] | None:
+        return prefixes.get(i) if turn == 0 else None
+
+    return forcing
+
+
+def loss_masks(segment: Segment, luffy: bool) -> tuple[list[int], list[int]]:
+    """The on-policy mask (clipped loss) and the off-policy mask (LUFFY's shaped term) of a segment.
+
+    Without LUFFY every trained token is on-policy (masked prefix tokens are already out of ``loss_mask``);
+    with it the forced prefix tokens move to the off-policy mask.
+    """
+    off = segment.forced_mask if luffy else [0] * len(segment.token_ids)
+    on = [m * (1 - f) for m, f in zip(segment.loss_mask, off, strict=True)]
+    return on, list(off)
+
+
+def luffy_loss(logp: Any, advantages: Any, on_mask: Any, off_mask: Any, gamma: float = LUFFY_GAMMA) -> Any:
+    """LUFFY's term for off-policy prefix tokens: ``-(π/(π+γ)) · A`` over them, no clipping, averaged over
+    all trained tokens (``(R, L)`` tensors in, a scalar out)."""
+    p = logp.exp()
+    shaped = -(p / (p + gamma)) * advantages * off_mask
+    return shaped.sum() / (on_mask + off_mask).sum().clamp(min=1.0)

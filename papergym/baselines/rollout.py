@@ -336,3 +336,33 @@ def _advance(
         segment.extend(frame.reply(new, tokens))
     x.seen = len(messages)
     x.observation = observation
+
+
+def scripted_tokens(
+    policy: PolicyModel, envs: Sequence[gym.Env], script: Callable[[int, Any, Any], str | None]
+) -> ForcedTokens:
+    """`ForcedTokens` from a scripted policy in text: ``script(episode index, env, observation)`` returns the
+    whole action (tokenised and closed with a stop token) or None to let the policy sample."""
+    eos = policy.tokenizer.eos_token_id
+    stop = eos if eos is not None else min(policy.stop_ids)
+
+    def forced(i: int, turn: int, observation: Any) -> Sequence[int] | None:
+        text = script(i, envs[i], observation)
+        return None if text is None else [*policy.encode(text), stop]
+
+    return forced
+
+
+def completion_parts(episode: Episode) -> tuple[list[int], list[int], list[int], list[float]]:
+    """Prompt ids, completion ids, loss mask and sampling log-probs of a one-context episode (ttpo, mopd)."""
+    if len(episode.segments) != 1:
+        raise ValueError("this trainer trains on one-context episodes (no context resets)")
+    seg, cut = episode.segments[0], episode.prompt_length
+    return seg.token_ids[:cut], seg.token_ids[cut:], seg.loss_mask[cut:], seg.logprobs[cut:]
+
+
+def group_seeds(seed: int, step: int, prompts: int, group_size: int) -> tuple[list[int], int]:
+    """One step's slot seeds (task ``j`` is ``member_seed(seed, step·prompts + j)``, repeated ``group_size``
+    times, group-major) and its sampling seed ``member_seed(seed + 1, step)`` (ttpo, mopd)."""
+    task_seeds = [member_seed(seed, step * prompts + j) for j in range(prompts)]
+    return [s for s in task_seeds for _ in range(group_size)], member_seed(seed + 1, step)

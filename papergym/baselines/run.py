@@ -6,6 +6,10 @@ A run directory holds ``metrics.jsonl`` (one JSON object per logged step), ``che
 state), ``final/`` (the last model), ``curves.png`` and, with TensorBoard on, ``tb/``. Resuming loads the
 newest checkpoint and drops the metrics logged after it, so a killed run continues as if it never
 stopped (trainers derive every seed from the run seed and the step).
+
+`RunArgs` (and `PolicyRunArgs`, for trainers of a causal LM) are the flags every trainer shares, with one
+set of defaults; each trainer's ``Args`` inherits them (flat field names, flat ``tyro`` flags) and
+`start_run` turns them into a `Run`.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import importlib.util
 import json
 import logging
 import math
+import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +51,71 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+@dataclass
+class RunArgs:
+    """The flags of every trainer's run (each trainer's ``Args`` inherits them; one set of defaults)."""
+
+    env: str = "papergym/Reasoning-v0"
+    """The env id to train on."""
+    env_kw: list[str] = field(default_factory=list)
+    """Env constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g. domain=math."""
+    out: str = "runs/run"
+    """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
+    seed: int = 0
+    """The run seed: every task, sampling and perturbation seed derives from it and the step."""
+    checkpoint_every: int = 50
+    """Save a resumable checkpoint every N steps (0: only the final model)."""
+    resume: bool = False
+    """Continue from the newest checkpoint in out."""
+    progress: bool = True
+    """Show a tqdm progress bar."""
+    tensorboard: bool = False
+    """Also write TensorBoard scalars to out/tb."""
+    threads: int = 1
+    """Torch CPU threads (0: torch's default; 1 is often fastest on a small shared machine)."""
+
+
+@dataclass
+class PolicyRunArgs(RunArgs):
+    """The flags of a run that trains a causal LM policy."""
+
+    model: str = "tiny"
+    """"tiny" (a fresh tiny Qwen2 built in code) or a local checkpoint directory (SFT, ES or any HF model)."""
+    device: str = "cpu"
+    """The torch device."""
+    eval_tasks: int = 0
+    """Held-out test tasks for a greedy success rate before and after training (0: skip)."""
+    eval_batch: int = 64
+    """Episodes per evaluation batch."""
+
+
+def start_run(args: RunArgs, *, total_steps: int, desc: str, keep_last: int = 0) -> Run:
+    """The `Run` of ``args`` (directory, resume, bar, TensorBoard, checkpoint period); sets the threads."""
+    set_threads(args.threads)
+    return Run(
+        args.out,
+        total_steps=total_steps,
+        resume=args.resume,
+        progress=args.progress,
+        tensorboard=args.tensorboard,
+        desc=desc,
+        checkpoint_every=args.checkpoint_every,
+        keep_last=keep_last,
+    )
+
+
+def evaluate_args(policy: PolicyModel, args: PolicyRunArgs, *, max_new_tokens: int) -> dict[str, float]:
+    """`evaluate_policy` on ``args.eval_tasks`` held-out tasks of ``args.env`` (greedy)."""
+    return evaluate_policy(
+        policy,
+        args.env,
+        parse_kwargs(args.env_kw),
+        tasks=args.eval_tasks,
+        batch=args.eval_batch,
+        max_new_tokens=max_new_tokens,
+    )
+
+
 class Run:
     """A training run's directory, log and checkpoints.
 
@@ -55,6 +126,8 @@ class Run:
         progress: show a tqdm bar on stderr.
         tensorboard: also write TensorBoard scalars (needs the ``tensorboard`` package).
         desc: the progress bar's label.
+        checkpoint_every: `checkpoint` saves after every this many completed steps (0: never).
+        keep_last: keep only the newest this many checkpoints (0: all), for model-sized ones.
 
     Attributes:
         start_step: the first step to run (0, or the resumed checkpoint's step).
@@ -70,8 +143,12 @@ class Run:
         progress: bool = True,
         tensorboard: bool = False,
         desc: str = "train",
+        checkpoint_every: int = 0,
+        keep_last: int = 0,
     ) -> None:
         self.out = Path(out)
+        self.checkpoint_every = int(checkpoint_every)
+        self.keep_last = int(keep_last)
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         self.total_steps = int(total_steps)
@@ -125,25 +202,64 @@ class Run:
                 if isinstance(value, (int, float)) and key != "step":
                     self._tb.add_scalar(key, value, int(step))
 
+    def restore(self, optimizer: Any) -> None:
+        """Load the resumed checkpoint's optimizer state into ``optimizer`` (nothing on a fresh run)."""
+        if self.resumed_state is not None:
+            optimizer.load_state_dict(self.resumed_state["optimizer"])
+
+    def checkpoint(self, done: int, *save: Any, **kwargs: Any) -> Path | None:
+        """`save` (same arguments) when ``done`` completed steps are a multiple of ``checkpoint_every``."""
+        if not self.checkpoint_every or done % self.checkpoint_every:
+            return None
+        return self.save(done, *save, **kwargs)
+
     def save(
-        self, step: int, model: Any, tokenizer: Any, optimizer: Any, extra: Mapping[str, Any] | None = None
+        self,
+        step: int,
+        model: Any = None,
+        tokenizer: Any = None,
+        optimizer: Any = None,
+        extra: Mapping[str, Any] | None = None,
+        *,
+        write_model: Callable[[Path], None] | None = None,
     ) -> Path:
         """Write ``checkpoints/step_{step}``: the model, tokenizer and ``trainer_state.pt``. ``step`` is the
-        number of completed steps (the step a resumed run starts at)."""
+        number of completed steps (the step a resumed run starts at).
+
+        Args:
+            step: completed steps.
+            model, tokenizer: saved with ``save_pretrained`` (when given).
+            optimizer: its state dict goes into the state (when given).
+            extra: more state (any picklable values).
+            write_model: writes the model into the directory instead of ``save_pretrained``.
+        """
         torch = require("torch", "llm")
         path = self.out / "checkpoints" / f"step_{step}"
         path.mkdir(parents=True, exist_ok=True)
-        model.save_pretrained(path, safe_serialization=True)
-        tokenizer.save_pretrained(path)
-        state = {"step": int(step), "optimizer": optimizer.state_dict(), **dict(extra or {})}
+        if write_model is not None:
+            write_model(path)
+        elif model is not None:
+            model.save_pretrained(path, safe_serialization=True)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(path)
+        state = {"step": int(step), **dict(extra or {})}
+        if optimizer is not None:
+            state["optimizer"] = optimizer.state_dict()
         torch.save(state, path / (_STATE + ".tmp"))
         (path / (_STATE + ".tmp")).replace(
             path / _STATE
         )  # the state file last: its presence marks a whole checkpoint
+        if self.keep_last > 0:
+            done = sorted(_complete_checkpoints(self.out), key=lambda p: int(p.name[5:]))
+            for old in done[: -self.keep_last]:
+                shutil.rmtree(old)
         return path
 
-    def finish(self, model: Any = None, tokenizer: Any = None) -> Path | None:
-        """Close the bar and TensorBoard, save ``final/`` (when given a model) and draw ``curves.png``."""
+    def finish(
+        self, model: Any = None, tokenizer: Any = None, *, keys: Sequence[str] | None = None
+    ) -> Path | None:
+        """Close the bar and TensorBoard, save ``final/`` (when given a model) and draw ``curves.png``
+        (``keys``: the metrics drawn, default every numeric one)."""
         if self._bar is not None:
             self._bar.close()
         if self._tb is not None:
@@ -152,7 +268,7 @@ class Run:
             final = self.out / "final"
             model.save_pretrained(final, safe_serialization=True)
             tokenizer.save_pretrained(final)
-        return plot_curves(self.metrics_path, self.out / "curves.png")
+        return plot_curves(self.metrics_path, self.out / "curves.png", keys=keys)
 
     def _truncate_metrics(self, step: int) -> None:
         if not self.metrics_path.exists():
@@ -164,11 +280,14 @@ class Run:
 
 def latest_checkpoint(out: str | Path) -> Path | None:
     """The newest complete checkpoint directory under ``out/checkpoints``, or None."""
+    return max(_complete_checkpoints(out), key=lambda p: int(p.name[5:]), default=None)
+
+
+def _complete_checkpoints(out: str | Path) -> list[Path]:
     root = Path(out) / "checkpoints"
     if not root.is_dir():
-        return None
-    done = [p for p in root.glob("step_*") if (p / _STATE).exists() and p.name[5:].isdigit()]
-    return max(done, key=lambda p: int(p.name[5:]), default=None)
+        return []
+    return [p for p in root.glob("step_*") if (p / _STATE).exists() and p.name[5:].isdigit()]
 
 
 def _plain(value: Any) -> Any:

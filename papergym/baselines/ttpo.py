@@ -21,31 +21,26 @@ the updates are bit-identical.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from papergym.baselines.losses import clipped_policy_loss, group_advantages
 from papergym.baselines.policy import PolicyModel, completion_logits, load_policy
-from papergym.baselines.rollout import Episode, run_episodes
-from papergym.baselines.run import Run, make_envs, parse_kwargs, set_threads
+from papergym.baselines.rollout import Episode, completion_parts, group_seeds, run_episodes
+from papergym.baselines.run import PolicyRunArgs, evaluate_args, make_envs, parse_kwargs, start_run
 from papergym.core import info_keys as K
 from papergym.core.errors import require
-from papergym.core.trajectory import member_seed
 from papergym.credit.majority_vote import MajorityVoteReward, Vote, final_answer
 
 
 @dataclass
-class Args:
+class Args(PolicyRunArgs):
     """Test-time training without labels (TTRL / TTPO)."""
 
     env: str = "papergym/TestTime-v0"
     """The env: its reward must not carry the label (TestTime-v0's is format only)."""
-    env_kw: list[str] = field(default_factory=list)
-    """Env keyword arguments as ``key=value`` (JSON values where they parse), e.g. ``n_problems=64``."""
-    model: str = "tiny"
-    """A local HF checkpoint directory, or ``"tiny"`` (a fresh `papergym.baselines.tiny` model)."""
     out: str = "runs/ttpo"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
     objective: Literal["ttpo", "ttrl"] = "ttpo"
@@ -76,20 +71,8 @@ class Args:
     """The distillation teacher: the frozen initial policy (OPSD's fixed_teacher) or the current one."""
     hint: str = "\n\nA reference answer: {answer}"
     """The teacher's privileged context, appended to the prompt with the pseudo-label (inferred)."""
-    seed: int = 0
-    """The run seed (task order and sampling derive from it and the step)."""
-    checkpoint_every: int = 50
-    """Save a resumable checkpoint every this many steps (0: never)."""
-    resume: bool = False
-    """Continue from the newest checkpoint in out."""
-    progress: bool = True
-    """Show a progress bar."""
-    device: str = "cpu"
-    """The torch device."""
     max_grad_norm: float = 1.0
     """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
-    threads: int = 0
-    """torch intra-op threads (0: torch's default)."""
 
 
 def forward_kl(teacher_logits: Any, student_logits: Any, temperature: float = 1.0) -> Any:
@@ -208,21 +191,13 @@ def _teacher_prompt(policy: PolicyModel, episode: Episode, hint: str, label: Has
     return policy.encode_chat([{"role": "user", "content": observation + hint.format(answer=label)}])
 
 
-def _completion(episode: Episode) -> tuple[list[int], list[int], list[int], list[float]]:
-    """Prompt ids, completion ids, loss mask and sampling log-probs of a one-context episode."""
-    if len(episode.segments) != 1:
-        raise ValueError("ttpo trains on one-context episodes (no context resets)")
-    seg, cut = episode.segments[0], episode.prompt_length
-    return seg.token_ids[:cut], seg.token_ids[cut:], seg.loss_mask[cut:], seg.logprobs[cut:]
-
-
 def group_loss(
     args: Args, policy: PolicyModel, teacher: PolicyModel, group: Sequence[Episode], rewards: Sequence[float],
     vote: Vote,
 ) -> tuple[Any, dict[str, float]]:  # fmt: skip
     """The loss of one group under ``args.objective`` (TTRL or TTPO)."""
     torch = require("torch", "llm")
-    parts = [_completion(e) for e in group]
+    parts = [completion_parts(e) for e in group]
     prompts = [p for p, _, _, _ in parts]
     completions = [c if c else [policy.pad_id] for _, c, _, _ in parts]
     width = max(len(c) for c in completions)
@@ -268,64 +243,80 @@ def group_loss(
     )
 
 
+def sample_groups(args: Args, policy: PolicyModel, envs: Sequence[Any], step: int) -> list[list[Episode]]:
+    """The step's groups: ``prompts_per_step`` test problems, ``group_size`` rollouts each."""
+    seeds, sample_seed = group_seeds(args.seed, step, args.prompts_per_step, args.group_size)
+    episodes = run_episodes(
+        policy,
+        envs,
+        seeds=seeds,
+        sample_seed=sample_seed,
+        max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature,
+    )
+    return [episodes[i : i + args.group_size] for i in range(0, len(episodes), args.group_size)]
+
+
+def update(
+    args: Args,
+    policy: PolicyModel,
+    teacher: PolicyModel,
+    optimizer: Any,
+    groups: Sequence[Sequence[Episode]],
+    reward_fn: MajorityVoteReward,
+) -> dict[str, Any]:
+    """Score each group by its majority vote, take one step on the mean of the groups' losses; the metrics."""
+    torch = require("torch", "llm")
+    optimizer.zero_grad(set_to_none=True)
+    rewards, votes, stats = [], [], []
+    for group in groups:
+        group_rewards, vote = reward_fn.vote_rewards([e.trajectory for e in group])
+        loss, group_stats = group_loss(args, policy, teacher, group, group_rewards, vote)
+        (loss / len(groups)).backward()
+        rewards.append(group_rewards)
+        votes.append(vote)
+        stats.append({"loss": float(loss.detach()), **group_stats})
+    grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
+    optimizer.step()
+    return {
+        "grad_norm": float(grad_norm),
+        "reward": float(np.mean(rewards)),
+        "majority_ratio": float(np.mean([v.ratio for v in votes])),
+        **{k: float(np.mean([s[k] for s in stats])) for k in stats[0]},
+        **label_diagnostics(groups, votes),  # logging only: the update above is already done
+    }
+
+
 def main(args: Args) -> dict[str, Any]:
-    """Run TTRL or TTPO; returns the last step's metrics and the run directory."""
+    """Run TTRL or TTPO; returns the last step's metrics and the run directory (and success before/after
+    when ``eval_tasks > 0``)."""
     torch = require("torch", "llm")
     if args.objective not in ("ttpo", "ttrl") or args.group_size < 2 or args.steps < 0:
         raise ValueError("need objective 'ttpo' or 'ttrl', group_size >= 2 and steps >= 0")
-    set_threads(args.threads)
-    run = Run(
-        args.out, total_steps=args.steps, resume=args.resume, progress=args.progress, desc=args.objective
-    )
+    run = start_run(args, total_steps=args.steps, desc=args.objective)
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     teacher = policy
     if args.objective == "ttpo" and args.teacher == "initial":
         teacher = load_policy(args.model, device=args.device)  # "tiny" rebuilds the same seeded weights
         teacher.model.requires_grad_(False)
+    result: dict[str, Any] = {"out": str(run.out), "args": asdict(args)}
+    if args.eval_tasks and run.start_step == 0:
+        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr)
-    if run.resumed_state is not None:
-        optimizer.load_state_dict(run.resumed_state["optimizer"])
+    run.restore(optimizer)
     reward_fn = MajorityVoteReward(n_votes=args.n_votes)
-    n_slots = args.prompts_per_step * args.group_size
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), n_slots)
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), args.prompts_per_step * args.group_size)
     metrics: dict[str, Any] = {}
     try:
         for step in range(run.start_step, args.steps):
-            task_seeds = [
-                member_seed(args.seed, step * args.prompts_per_step + j) for j in range(args.prompts_per_step)
-            ]
-            episodes = run_episodes(
-                policy,
-                envs,
-                seeds=[s for s in task_seeds for _ in range(args.group_size)],
-                sample_seed=member_seed(args.seed + 1, step),
-                max_new_tokens=args.max_new_tokens,
-                temperature=args.temperature,
-            )
-            groups = [episodes[i : i + args.group_size] for i in range(0, n_slots, args.group_size)]
-            optimizer.zero_grad(set_to_none=True)
-            rewards, votes, stats = [], [], []
-            for group in groups:
-                group_rewards, vote = reward_fn.vote_rewards([e.trajectory for e in group])
-                loss, group_stats = group_loss(args, policy, teacher, group, group_rewards, vote)
-                (loss / len(groups)).backward()
-                rewards.append(group_rewards)
-                votes.append(vote)
-                stats.append({"loss": float(loss.detach()), **group_stats})
-            grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
-            optimizer.step()
-            metrics = {
-                "grad_norm": float(grad_norm),
-                "reward": float(np.mean(rewards)),
-                "majority_ratio": float(np.mean([v.ratio for v in votes])),
-                **{k: float(np.mean([s[k] for s in stats])) for k in stats[0]},
-                **label_diagnostics(groups, votes),  # logging only: the update above is already done
-            }
+            groups = sample_groups(args, policy, envs, step)
+            metrics = update(args, policy, teacher, optimizer, groups, reward_fn)
             run.log(step, metrics)
-            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
-                run.save(step + 1, policy.model, policy.tokenizer, optimizer)
+            run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
     finally:
         for env in envs:
             env.close()
+    if args.eval_tasks:
+        result["success_after"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
     run.finish(policy.model, policy.tokenizer)
-    return {"out": str(run.out), "args": asdict(args), **metrics}
+    return {**result, **metrics}

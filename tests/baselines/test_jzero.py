@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from papergym.baselines import jzero
 from papergym.baselines.jzero import JZeroConfig, JZeroLoop
 from papergym.baselines.jzero_policies import (
     ChallengerPolicy,
@@ -116,3 +118,44 @@ def test_realize_answer_applies_each_treatment() -> None:
     constraints = parse_constraints(task)
     assert constraints is not None and all(c.check(text) for c in constraints), text
     assert realize_answer(task, 4, "repeat", []) == "Harbor harbor harbor harbor."
+
+
+def _tiny_args(out: Path, **kw: object) -> jzero.Args:
+    settings: dict = dict(briefs=2, challenger_group=2, group_size=2, eval_tasks=2, probes=3, progress=False)
+    return jzero.Args(out=str(out), **{**settings, **kw})
+
+
+def test_train_jzero_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from papergym.baselines.run import read_metrics
+    from papergym.cli import main
+
+    out = tmp_path / "run"
+    argv = ["train", "jzero", "--iterations", "2", "--briefs", "2", "--challenger-group", "2"]
+    argv += ["--group-size", "2", "--eval-tasks", "2", "--probes", "3", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed["out"] == str(out) and printed["iteration"] == 1
+    rows = read_metrics(out / "metrics.jsonl")
+    assert [r["step"] for r in rows] == [0, 1] and all(0.0 <= r["hidden_quality"] <= 1.0 for r in rows)
+    assert (out / "curves.png").exists() and len(
+        json.loads((out / "summary.json").read_text())["history"]
+    ) == 2
+
+
+def test_jzero_resume_continues_a_stopped_run_exactly(tmp_path: Path) -> None:
+    from papergym.baselines.run import read_metrics
+
+    jzero.main(_tiny_args(tmp_path / "whole", iterations=3))
+    jzero.main(_tiny_args(tmp_path / "cut", iterations=2, checkpoint_every=1))  # stopped after 2
+    resumed = jzero.main(_tiny_args(tmp_path / "cut", iterations=3, checkpoint_every=1, resume=True))
+    whole, cut = (
+        read_metrics(tmp_path / "whole" / "metrics.jsonl"),
+        read_metrics(tmp_path / "cut" / "metrics.jsonl"),
+    )
+    assert [r["step"] for r in cut] == [0, 1, 2] and cut == whole
+    assert [h["iteration"] for h in resumed["history"]] == [0, 1, 2]
+
+
+def test_jzero_rejects_another_env(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="SelfPlay-v0"):
+        jzero.main(_tiny_args(tmp_path, env="papergym/Math-v0"))
