@@ -130,6 +130,7 @@ def _grpo(args: Args, *, model: str, out: Path, seed: int, samples: int) -> grpo
         max_new_tokens=args.max_new_tokens,
         lr=args.grpo_lr,
         variant="grpo",
+        checkpoint_every=0,
         progress=False,
         threads=args.threads,
         device=args.device,

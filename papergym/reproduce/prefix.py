@@ -138,6 +138,7 @@ def arm_configs(args: Args, base: str, seed: int, prefixes: dict[str, str]) -> d
             max_new_tokens=args.max_new_tokens,
             lr=args.grpo_lr,
             variant="grpo",
+        checkpoint_every=0,
             prefix_model=prefix_model,
             prefix_prob=args.prefix_prob,
             prefix_tokens=args.max_new_tokens,
