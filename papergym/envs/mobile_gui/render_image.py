@@ -21,9 +21,9 @@ from papergym.envs.mobile_gui.views import HEIGHT, WIDTH, Screen
 
 BEZEL = 40
 FONT_SIZE = 38
-TEXT_CACHE = 2048
-"""Labels whose glyph runs and fitted texts are kept (least recently used go first; inferred: the texts of
-a few hundred screens, tens of MiB at most)."""
+TEXT_CACHE = 256
+"""Labels kept rasterised (least recently used go first; inferred: an episode shows well under a hundred
+distinct labels, and a label's mask is ~10-20 KiB, so a few MiB in all)."""
 JPEG_QUALITY = 85
 """`encode_screen`'s default JPEG quality (inferred): the 38 px labels stay legible, ~120 KiB a screen."""
 
@@ -59,15 +59,13 @@ def _measure() -> Any:
 
 
 @lru_cache(maxsize=TEXT_CACHE)
-def _fitted(text: str, size: int, width: int) -> str:
-    return _fit(_measure(), text, _font(size), width)
-
-
-@lru_cache(maxsize=TEXT_CACHE)
-def _glyph_run(text: str, size: int) -> tuple[Any, tuple[int, int]]:
-    """One line's anti-aliased mask and offset, rasterised as `ImageDraw.text` does for an RGB image at
-    integer coordinates (mode ``L``, anchor ``la``, start ``(0, 0)``)."""
-    return _font(size).getmask2(text, "L", None, None, None, 0, "la", 0, (0.0, 0.0), stroke_filled=True)
+def _label(text: str, size: int, width: int) -> tuple[Any, tuple[int, int]]:
+    """The text fitted to ``width`` as one line's anti-aliased mask and offset, rasterised as
+    `ImageDraw.text` does for an RGB image at integer coordinates (mode ``L``, anchor ``la``, start
+    ``(0, 0)``)."""
+    font = _font(size)
+    fitted = _fit(_measure(), text, font, width)
+    return font.getmask2(fitted, "L", None, None, None, 0, "la", 0, (0.0, 0.0), stroke_filled=True)
 
 
 def _draw_canvas(theme: str, bezel: bool) -> Any:
@@ -90,13 +88,13 @@ _canvas = lru_cache(maxsize=8)(_draw_canvas)
 
 def clear_caches() -> None:
     """Forget the cached fonts, canvases, fitted texts and glyph runs."""
-    for cached in (_font, _canvas, _fitted, _glyph_run, _measure):
+    for cached in (_font, _canvas, _label, _measure):
         cached.cache_clear()
 
 
-def cache_info() -> dict[str, Any]:
-    """The text caches' hit / miss counts (``functools`` ``CacheInfo``), for benchmarks."""
-    return {"glyph_runs": _glyph_run.cache_info(), "fitted_texts": _fitted.cache_info()}
+def label_cache_info() -> Any:
+    """The label cache's hits, misses and size (``functools`` ``CacheInfo``), for benchmarks."""
+    return _label.cache_info()
 
 
 class _Painter:
@@ -112,14 +110,13 @@ class _Painter:
             self.fonts[size] = _font(size) if self.cache else _load_font(size)
         return self.fonts[size]
 
-    def fit(self, text: str, size: int, width: int) -> str:
-        return _fitted(text, size, width) if self.cache else _fit(self.draw, text, self.font(size), width)
-
-    def text(self, xy: tuple[int, int], text: str, size: int, colour: tuple[int, int, int]) -> None:
+    def label(self, xy: tuple[int, int], text: str, size: int, width: int, colour: tuple[int, ...]) -> None:
+        """``text`` cut to ``width`` pixels, drawn at ``xy``."""
         if not self.cache:
-            self.draw.text(xy, text, font=self.font(size), fill=colour)
+            font = self.font(size)
+            self.draw.text(xy, _fit(self.draw, text, font, width), font=font, fill=colour)
             return
-        mask, (dx, dy) = _glyph_run(text, size)
+        mask, (dx, dy) = _label(text, size, width)
         core = self.draw.draw  # PIL's drawing core: the call `ImageDraw.text` ends in, so the pixels match
         core.draw_bitmap((xy[0] + dx, xy[1] + dy), mask, core.draw_ink(colour))
 
@@ -209,7 +206,7 @@ def render_image(screen: Screen, *, bezel: bool = True, cache: bool = True) -> A
             continue
         size = FONT_SIZE - 8 if e.cls in ("AppIcon", "StatusBar") else FONT_SIZE
         ty = y0 + 95 if e.cls == "AppIcon" else (y0 + y1) // 2 - FONT_SIZE // 2
-        label = paint.fit(text.replace("\n", " "), size, x1 - x0 - (200 if e.checked is not None else 50))
+        width = x1 - x0 - (200 if e.checked is not None else 50)
         colour = fg if e.text else tuple(c // 2 + 64 for c in fg)
-        paint.text((x0 + 30, ty), label, size, colour)
+        paint.label((x0 + 30, ty), text.replace("\n", " "), size, width, colour)
     return img
