@@ -105,8 +105,15 @@ def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps:
 
 def trace_path(args: ReproArgs, model: str, seed: int) -> Path:
     """Where the evaluation of ``model`` (a checkpoint directory) with task seed ``seed`` writes its
-    episodes for `papergym view`: ``OUT/traces/<model path, as a file name>_s<seed>.jsonl``."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(model)).strip("_")[-100:]
+    episodes for `papergym view`: ``OUT/traces/<model path, as a file name>_s<seed>.jsonl``, the path taken
+    relative to OUT (an arm's checkpoint) or to its parent (the shared SFT warm start) where it lies there."""
+    path = Path(model).resolve()
+    out = Path(args.out).resolve()
+    for base in (out, out.parent):
+        if path.is_relative_to(base):
+            path = path.relative_to(base)
+            break
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.as_posix()).strip("_")[-100:]
     return Path(args.out) / "traces" / f"{name}_s{seed}.jsonl"
 
 

@@ -52,3 +52,13 @@ def test_sample_tasks_records_each_tasks_first_attempt(tiny_policy, tmp_path: Pa
     samples = sample_tasks(tiny_policy, ENV, KWARGS, tasks=2, n=3, seed=7, max_new_tokens=6, trace=trace)
     assert [t.n for t in samples] == [3, 3]
     _check_run(trace, [7, 8])
+
+
+def test_trace_path_names_the_model_relative_to_the_run(tmp_path: Path) -> None:
+    from papergym.reproduce.driver import ReproArgs, trace_path
+
+    args = ReproArgs(out=str(tmp_path / "run"))
+    arm = trace_path(args, str(tmp_path / "run" / "seed0" / "grpo" / "final"), 5)
+    assert arm == tmp_path / "run" / "traces" / "seed0_grpo_final_s5.jsonl"
+    warm = trace_path(args, str(tmp_path / "sft-0a1b" / "final"), 5)  # the warm start beside the run
+    assert warm.name == "sft-0a1b_final_s5.jsonl"
