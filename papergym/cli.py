@@ -23,6 +23,7 @@ from papergym.baselines.run import parse_kwargs, wilson_interval
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError, DependencyNotInstalled
 from papergym.core.trajectory import OraclePolicy, Policy, RandomPolicy, Trajectory, rollout
+from papergym.viewer.recording import episode_summary
 from papergym.viewer.report import write_report
 from papergym.viewer.screens import EpisodeRecorder
 
@@ -163,16 +164,7 @@ def evaluate(
 
 
 def episode_record(i: int, traj: Trajectory) -> dict[str, Any]:
-    record = {
-        "episode": i,
-        "seed": traj.seed,
-        "task_id": traj.task_id,
-        "success": traj.success,
-        "return": traj.total_reward,
-        "steps": len(traj.steps),
-        "invalid_actions": sum(bool(s.info.get(K.INVALID_ACTION)) for s in traj.steps),
-        "truncated": traj.truncated,
-    }
+    record = episode_summary(i, traj)
     if isinstance(traj, FailedTrajectory):
         record["steps"] = traj.actions
         record["error"] = traj.error

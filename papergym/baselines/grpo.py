@@ -360,7 +360,9 @@ def main(
     )  # fmt: skip
     result: dict[str, Any] = {}
     if args.eval_tasks and run.start_step == 0:
-        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
+        result["success_before"] = evaluate_args(
+            policy, args, max_new_tokens=args.max_new_tokens, when="before"
+        )
     n = args.prompts_per_step * args.group_size
     envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)

@@ -208,7 +208,9 @@ def main(args: Args) -> dict[str, Any]:
     teachers = load_teachers(args, policy)
     result: dict[str, Any] = {"out": str(run.out), "args": asdict(args)}
     if args.eval_tasks and run.start_step == 0:
-        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
+        result["success_before"] = evaluate_args(
+            policy, args, max_new_tokens=args.max_new_tokens, when="before"
+        )
     optimizer = torch.optim.AdamW(
         policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay, betas=(0.9, args.beta2)
     )

@@ -87,6 +87,9 @@ class PolicyRunArgs(RunArgs):
     """Held-out test tasks for a greedy success rate before and after training (0: skip)."""
     eval_batch: int = 64
     """Episodes per evaluation batch."""
+    eval_trace: bool = True
+    """Record each evaluation's episodes step by step for `papergym view` (out/eval_before.jsonl,
+    out/eval_after.jsonl; screens and audio in their .assets/ folders)."""
 
 
 def start_run(args: RunArgs, *, total_steps: int, desc: str, keep_last: int = 0) -> Run:
@@ -104,8 +107,12 @@ def start_run(args: RunArgs, *, total_steps: int, desc: str, keep_last: int = 0)
     )
 
 
-def evaluate_args(policy: PolicyModel, args: PolicyRunArgs, *, max_new_tokens: int) -> dict[str, float]:
-    """`evaluate_policy` on ``args.eval_tasks`` held-out tasks of ``args.env`` (greedy)."""
+def evaluate_args(
+    policy: PolicyModel, args: PolicyRunArgs, *, max_new_tokens: int, when: str = "after"
+) -> dict[str, float]:
+    """`evaluate_policy` on ``args.eval_tasks`` held-out tasks of ``args.env`` (greedy); with
+    ``args.eval_trace`` its episodes go to ``out/eval_<when>.jsonl`` (``when``: "before" or "after"
+    training)."""
     return evaluate_policy(
         policy,
         args.env,
@@ -113,6 +120,7 @@ def evaluate_args(policy: PolicyModel, args: PolicyRunArgs, *, max_new_tokens: i
         tasks=args.eval_tasks,
         batch=args.eval_batch,
         max_new_tokens=max_new_tokens,
+        trace=Path(args.out) / f"eval_{when}.jsonl" if args.eval_trace else None,
     )
 
 
@@ -395,11 +403,13 @@ def evaluate_policy(
     temperature: float = 0.0,
     seed: int = 10**6,
     split: str = "test",
+    trace: str | Path | None = None,
 ) -> dict[str, float]:
     """A policy's success rate on ``tasks`` held-out tasks (greedy by default), with its 95% Wilson CI.
 
     Task ``i`` is the one ``reset(seed=seed + i, options={"split": split})`` draws (the split only when the
-    env has it); ``batch`` episodes play in lockstep.
+    env has it); ``batch`` episodes play in lockstep. With ``trace`` (a JSONL path) the episodes are
+    written there step by step for `papergym view` (`papergym.viewer.write_episodes`).
     """
     from papergym.baselines.rollout import run_episodes
 
@@ -415,13 +425,20 @@ def evaluate_policy(
             max_new_tokens=max_new_tokens,
             temperature=temperature,
         )
+        played.extend(e.trajectory for e in episodes)
         return [e.trajectory.success for e in episodes]
 
+    played: list[Any] = []
     try:
-        return evaluate_success(play, envs, tasks=tasks, seed=seed, split=split)
+        result = evaluate_success(play, envs, tasks=tasks, seed=seed, split=split)
     finally:
         for env in envs:
             env.close()
+    if trace is not None:
+        from papergym.viewer.recording import write_episodes
+
+        write_episodes(Path(trace), played, env_id=env_id)
+    return result
 
 
 def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:

@@ -89,7 +89,9 @@ def main(args: Args) -> dict[str, Any]:
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     result: dict[str, Any] = {}
     if args.eval_tasks and run.start_step == 0:
-        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
+        result["success_before"] = evaluate_args(
+            policy, args, max_new_tokens=args.max_new_tokens, when="before"
+        )
     contexts = demonstration_contexts(policy, args)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     run.restore(optimizer)

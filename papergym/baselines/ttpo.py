@@ -301,7 +301,9 @@ def main(args: Args) -> dict[str, Any]:
         teacher.model.requires_grad_(False)
     result: dict[str, Any] = {"out": str(run.out), "args": asdict(args)}
     if args.eval_tasks and run.start_step == 0:
-        result["success_before"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)
+        result["success_before"] = evaluate_args(
+            policy, args, max_new_tokens=args.max_new_tokens, when="before"
+        )
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr)
     run.restore(optimizer)
     reward_fn = MajorityVoteReward(n_votes=args.n_votes)

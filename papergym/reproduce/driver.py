@@ -21,6 +21,7 @@ import hashlib
 import importlib
 import json
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,9 +103,24 @@ def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps:
     return str(path)
 
 
+def trace_path(args: ReproArgs, model: str, seed: int) -> Path:
+    """Where the evaluation of ``model`` (a checkpoint directory) with task seed ``seed`` writes its
+    episodes for `papergym view`: ``OUT/traces/<model path, as a file name>_s<seed>.jsonl``, the path taken
+    relative to OUT (an arm's checkpoint) or to its parent (the shared SFT warm start) where it lies there."""
+    path = Path(model).resolve()
+    out = Path(args.out).resolve()
+    for base in (out, out.parent):
+        if path.is_relative_to(base):
+            path = path.relative_to(base)
+            break
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.as_posix()).strip("_")[-100:]
+    return Path(args.out) / "traces" / f"{name}_s{seed}.jsonl"
+
+
 def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int) -> list[Any]:
     """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
-    (`papergym.reproduce.evaluation.sample_tasks`)."""
+    (`papergym.reproduce.evaluation.sample_tasks`); each task's first attempt is recorded step by step
+    at `trace_path`."""
     from papergym.baselines.policy import load_policy
     from papergym.baselines.run import parse_kwargs
     from papergym.reproduce.evaluation import sample_tasks
@@ -121,6 +137,7 @@ def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int,
         split="test",
         max_new_tokens=args.max_new_tokens,
         family_key=args.family_key,
+        trace=trace_path(args, model, seed),
     )
 
 

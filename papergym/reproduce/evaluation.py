@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,12 +61,15 @@ def sample_tasks(
     temperature: float = 1.0,
     batch: int = 64,
     family_key: str = "domain",
+    trace: str | Path | None = None,
 ) -> list[TaskSamples]:
     """Sample ``n`` attempts at each of ``tasks`` held-out tasks (task ``j`` is ``reset(seed=seed + j)``).
 
     Attempts are played ``batch`` at a time in lockstep; attempt ``m`` of task ``j`` samples with its own
     seed derived from ``(seed, j, m)``, so a rerun gives the same records. A task's family is its reset
-    ``info[family_key]`` (``"domain"``; ``"difficulty"`` gives ``"difficulty 2"``), else ``"all"``.
+    ``info[family_key]`` (``"domain"``; ``"difficulty"`` gives ``"difficulty 2"``), else ``"all"``. With
+    ``trace`` (a JSONL path) each task's first attempt is written there step by step for `papergym view`
+    (`papergym.viewer.write_episodes`; one episode per task, so the file stays small at any ``n``).
     """
     if tasks < 1 or n < 1 or batch < 1:
         raise ValueError(f"need tasks, n and batch >= 1; got tasks={tasks}, n={n}, batch={batch}")
@@ -74,6 +78,7 @@ def sample_tasks(
     options = split_options(envs[0], split)
     from papergym.baselines.rollout import run_episodes
 
+    first: list[Any] = []  # each task's first attempt, in task order
     correct = np.zeros(tasks, dtype=int)
     families = ["all"] * tasks
     try:
@@ -88,12 +93,18 @@ def sample_tasks(
                 max_new_tokens=max_new_tokens,
                 temperature=temperature,
             )
-            for (j, _), episode in zip(chunk, episodes, strict=True):
+            for (j, m), episode in zip(chunk, episodes, strict=True):
+                if m == 0:
+                    first.append(episode.trajectory)
                 correct[j] += int(episode.trajectory.success)
                 families[j] = _family(episode.trajectory.reset_info, family_key)
     finally:
         for env in envs:
             env.close()
+    if trace is not None:
+        from papergym.viewer.recording import write_episodes
+
+        write_episodes(Path(trace), first, env_id=env_id)
     return [TaskSamples(seed + j, families[j], n, int(correct[j])) for j in range(tasks)]
 
 

@@ -5,6 +5,9 @@ A trainer's evaluation or ``papergym reproduce`` records an episode with::
     from papergym.viewer import AssetWriter, step_records
     assets = AssetWriter(Path("runs/x/eval.jsonl"))
     record["trace"] = step_records(trajectory, episode=i, assets=assets)
+
+or a whole evaluation's episodes with `write_episodes` (what `papergym.baselines.run.evaluate_policy` and
+`papergym.reproduce.evaluation.sample_tasks` do with ``trace=``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import io
 import json
 import logging
 import wave
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +171,35 @@ def step_records(
             rec["imagined_screen"] = assets.screen(imagined[t], episode=episode, step=t, tag="_wm")
         records.append(rec)
     return records
+
+
+def episode_summary(i: int, traj: Trajectory) -> dict[str, Any]:
+    """An episode's record without its steps: index, seed, task id, success, return, counts."""
+    return {
+        "episode": i,
+        "seed": traj.seed,
+        "task_id": traj.task_id,
+        "success": traj.success,
+        "return": traj.total_reward,
+        "steps": len(traj.steps),
+        "invalid_actions": sum(bool(s.info.get(K.INVALID_ACTION)) for s in traj.steps),
+        "truncated": traj.truncated,
+    }
+
+
+def write_episodes(jsonl: Path, trajectories: Sequence[Trajectory], *, env_id: str) -> Path:
+    """Write ``trajectories`` as a run `papergym view` reads: one episode record per line with its step
+    records (``trace``; observations' screens and audio as files in ``RUN.assets/``).
+
+    For evaluations that play episodes without a per-step hook (the trainers' batched sampler): screens
+    are saved where the observation holds them (``screen="image"``), not drawn from the env.
+    """
+    jsonl = Path(jsonl)
+    jsonl.parent.mkdir(parents=True, exist_ok=True)
+    assets = AssetWriter(jsonl)
+    with jsonl.open("w", encoding="utf-8") as f:
+        for i, traj in enumerate(trajectories):
+            record = {**episode_summary(i, traj), "env": env_id}
+            record["trace"] = step_records(traj, episode=i, assets=assets)
+            f.write(json.dumps(record) + "\n")
+    return jsonl

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium import spaces
 
 from papergym.core import info_keys as K
+from papergym.core.errors import require
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator, parse_task_id
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
@@ -21,9 +23,12 @@ from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.templates import REGISTRY, Template
 from papergym.envs.mobile_gui.templates.base import screen_texts
-from papergym.envs.mobile_gui.views import Layout, Screen
+from papergym.envs.mobile_gui.views import HEIGHT, WIDTH, Layout, Screen
 
-SCREENS = ("text", "html")
+SCREENS = ("text", "html", "image")
+IMAGE_PLACEHOLDER = "<image>"
+"""Where the screenshot goes in an ``"image"`` observation's text (the marker verl / LLaVA-style VLM prompts
+use for an image)."""
 HISTORY = 3
 """Steps of history shown: WM-R1's ``data.max_trajectory_steps=3`` (papers/envs.md §1.2)."""
 PROMPT = (
@@ -73,8 +78,14 @@ class MobileGUIEnv(TextEnv):
     count, the last ``history`` actions, the feedback of the last action and the new screen. The screen is
     an accessibility tree (``screen="text"``: one line per element, ``[id] Class "text" (x0,y0,x1,y1)
     flags``) or one self-contained HTML page as Code2World predicts screens (``screen="html"``).
-    ``obs_mode="chat"`` gives the whole conversation. ``render()`` draws the screen: ``"ansi"`` (the
-    accessibility text) or ``"rgb_array"`` (a 1080x2400 phone image; extra ``vision``).
+    ``obs_mode="chat"`` gives the whole conversation. ``screen="image"`` (a VLM policy, WM-R1's setting;
+    extra ``vision``): a Dict with ``image``, the 1080x2400 RGB screenshot of the current screen (a uint8
+    ``Box`` of shape ``(2400, 1080, 3)``, `render_image` without the bezel), and ``text``, the observation
+    above with ``<image>`` where the screen goes; in ``obs_mode="chat"`` the text is the conversation,
+    earlier screens being the images of earlier observations (keep them, as WM-R1 keeps the last 3).
+    ``render()`` draws the screen: ``"ansi"`` (the accessibility text) or ``"rgb_array"`` (the screenshot
+    inside a phone bezel, 1160x2480; extra ``vision``). `render_image.encode_screen` turns either into
+    JPEG bytes for a VLM request.
 
     ## Action
     WM-R1's completion: ``Thought: ...`` then ``Action: <call>`` with ``tap(start_box='(x,y)')``,
@@ -98,7 +109,8 @@ class MobileGUIEnv(TextEnv):
     AndroidWorld allows ``10 * complexity``). Registered with ``max_episode_steps=200`` above every budget.
 
     ## Arguments
-    - ``screen``: ``"text"`` (default) or ``"html"``.
+    - ``screen``: ``"text"`` (default), ``"html"`` or ``"image"`` (MobileGUI-v0 only: a subclass that
+      draws its own screens, such as WorldModelGUI-v0, must say which screen an image shows).
     - ``layout``: ``"default"`` or ``"heldout"`` (primary actions in the app bar, fixed buttons on top,
       renamed labels, a dark theme: out-of-distribution tests), or a `Layout`.
     - ``history``: past actions shown (3, WM-R1). ``element_ids``: accept ``tap(id=...)`` (default True).
@@ -154,6 +166,9 @@ class MobileGUIEnv(TextEnv):
     ) -> None:
         if screen not in SCREENS:
             raise ValueError(f"screen must be one of {SCREENS}, got {screen!r}")
+        if screen == "image" and type(self)._render_screen is not MobileGUIEnv._render_screen:
+            # it draws its own screens (WorldModelGUI-v0's predicted and imagined ones)
+            raise ValueError(f"screen='image' is not available on {type(self).__name__}; use 'text', 'html'")
         if isinstance(layout, str) and layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {sorted(LAYOUTS)} or a Layout, got {layout!r}")
         if not isinstance(layout, str | Layout):
@@ -170,6 +185,10 @@ class MobileGUIEnv(TextEnv):
             raise ValueError(f"test_size must be an int >= 1, got {test_size!r}")
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         self.screen_format = screen
+        if screen == "image":
+            require("PIL.ImageDraw", "vision")  # fail at construction, not at the first observation
+            image = spaces.Box(0, 255, (HEIGHT, WIDTH, 3), np.uint8)
+            self.observation_space = spaces.Dict({"image": image, "text": self.observation_space})
         self.layout = LAYOUTS[layout] if isinstance(layout, str) else layout
         self.history = history
         self.element_ids = element_ids
@@ -232,7 +251,9 @@ class MobileGUIEnv(TextEnv):
         return self._generators[name].sample(self.np_random, options.get("split", "train"), 1)
 
     def _system_prompt(self, task: Task) -> str:
-        return PROMPT.format(ids=ID_NOTE if self.element_ids else "")
+        # a screenshot shows no resource ids, so the image mode does not offer them (tap(id=...) still parses)
+        show_ids = self.element_ids and self.screen_format != "image"
+        return PROMPT.format(ids=ID_NOTE if show_ids else "")
 
     def _start(self, task: Task) -> Turn:
         params, phone_state = task.payload
@@ -262,7 +283,25 @@ class MobileGUIEnv(TextEnv):
 
     def _render_screen(self) -> str:
         screen = self.phone.screen
+        if self.screen_format == "image":
+            return IMAGE_PLACEHOLDER
         return render_text(screen) if self.screen_format == "text" else render_html(screen)
+
+    def _observe(self, text: str) -> Any:
+        obs = super()._observe(text)
+        if self.screen_format != "image":
+            return obs
+        from papergym.envs.mobile_gui.render_image import render_image
+
+        return {"image": np.asarray(render_image(self.current_screen(), bezel=False)), "text": obs}
+
+    @property
+    def contract_budget(self) -> dict[str, int] | None:
+        """Smaller contract-test and demo sizes with ``screen="image"`` (every observation draws a screen);
+        read by tests/test_contract.py and ``papergym demo``."""
+        if self.screen_format != "image":
+            return None
+        return {"tasks": 5, "examples": 10, "resets": 300, "digest_seeds": 2, "demo_episodes": 5}
 
     def _act(self, action: str) -> Turn:
         s = self._state_or_raise()
@@ -346,4 +385,4 @@ class MobileGUIEnv(TextEnv):
         return super().render()
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}, {"screen": "html"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}, {"screen": "html"}, {"screen": "image"}]
