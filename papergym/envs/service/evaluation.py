@@ -15,14 +15,28 @@ The outcome is the product of the components listed in the task's ``reward_basis
 - ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
 
 A conversation that did not end by a user's stop scores 0 and runs no check.
+
+``scoring="strict"`` (opt-in, beyond tau2; tau2's scores stay exact with the default ``"exact"``) adds
+three checks to every task whatever its ``reward_basis``, closing leaks tau2's users report
+(tau2-bench issues #81 / #224, #320, #298):
+
+- ``action``: every gold action is matched, as ``ACTION`` above (tau2's tasks list expected actions but
+  leave ``ACTION`` out of their basis);
+- ``handoff``: the agent called `TRANSFER_TOOL` successfully exactly when the gold actions do;
+- ``confirmation``: every successful call of a mutating tool (the domain's ``WRITE`` tools) follows a
+  user confirmation given since the previous one: an agent message asking a question, answered by a
+  user message that agrees (`affirms`), with no later question answered otherwise before the call; one
+  confirmation covers one mutation (inferred
+  from the policies' "obtain explicit user confirmation (yes) to proceed" before each update).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from papergym.backends.protocols import Judge
 from papergym.envs.service.communicate import CommunicateMode, communicated
@@ -52,6 +66,11 @@ REFUSAL_PHRASES: tuple[str, ...] = (
 )
 """Phrases that make an agent message a refusal for the ``refused`` predicate (inferred: the wording of
 tau2's "Agent should refuse to proceed" assertions, decided on what the agent said)."""
+TRANSFER_TOOL = "transfer_to_human_agents"
+"""tau2's handoff tool (every domain)."""
+Tau2Scoring = Literal["exact", "strict"]
+_AGREE = re.compile(r"\b(yes|yeah|yep|sure|ok|okay|confirm|confirmed|go ahead|proceed|please do)\b")
+_DECLINE = re.compile(r"\b(no|nope|not|don't|do not|never|cancel that)\b")
 
 
 @dataclass
@@ -61,7 +80,8 @@ class Outcome:
     Attributes:
         reward: the product of the evaluated basis components (0.0 for a premature end).
         checks: per-component results, keyed ``db``, ``env_assertion``, ``communicate``, ``nl_assertion``,
-            ``action`` (only the task's basis components that were evaluated).
+            ``action`` (only the task's basis components that were evaluated), and under strict scoring
+            ``action``, ``handoff`` and ``confirmation``.
         unevaluated: the assertions that were not run.
         db_diff: where the ``db`` check failed, the differing records (``table``, ``key``, ``final``,
             ``gold``; a missing record is None).
@@ -126,6 +146,34 @@ def _stated(events: Sequence[Mapping[str, Any]], communicate: CommunicateMode) -
     return out
 
 
+def affirms(text: str) -> bool:
+    """Whether a user message agrees to what the agent asked (a yes-word and no negation; inferred)."""
+    low = text.lower()
+    return _AGREE.search(low) is not None and _DECLINE.search(low) is None
+
+
+def confirmed_mutations(events: Sequence[Mapping[str, Any]], mutating: Sequence[str]) -> bool:
+    """Every successful call of a ``mutating`` tool follows its own user confirmation (see the module)."""
+    asked = confirmed = False
+    for e in events:
+        if e["kind"] == "agent":
+            asked = "?" in e["text"]
+        elif e["kind"] == "user":
+            if asked:  # the answer to the agent's question: a yes confirms, anything else withdraws
+                confirmed = affirms(e["text"])
+            asked = False
+        elif e["kind"] == "tool" and not e["error"] and e["name"] in mutating:
+            if not confirmed:
+                return False
+            confirmed = False
+    return True
+
+
+def _matched(task: ServiceTask, events: Sequence[Mapping[str, Any]]) -> bool:
+    calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
+    return all(any(a.matches(n, args) for n, args in calls) for a in task.criteria.actions)
+
+
 def replay_gold(task: ServiceTask, toolkit: type[Toolkit], base: Mapping[str, Any]) -> ServiceDB:
     """The initial database with the task's initialization and gold actions applied, as tau2 builds it.
 
@@ -152,6 +200,7 @@ def evaluate(
     judge: Judge | None,
     seed: int | None = None,
     communicate: CommunicateMode = "substring",
+    scoring: Tau2Scoring = "exact",
 ) -> Outcome:
     """Score a finished episode as tau2 does.
 
@@ -165,6 +214,8 @@ def evaluate(
         judge: the judge for loaded natural-language assertions (None: leave them unevaluated).
         seed: passed to the judge.
         communicate: the COMMUNICATE setting, ``"substring"`` (tau2-exact) or ``"strict"``.
+        scoring: ``"exact"`` (tau2's checks) or ``"strict"`` (also ``action``, ``handoff`` and
+            ``confirmation`` on every task; see the module).
     """
     if not stopped:
         return Outcome(0.0)
@@ -189,9 +240,14 @@ def evaluate(
         )
     if "COMMUNICATE" in basis:
         checks["communicate"] = communicated(crit.communicate_info, _stated(events, communicate), communicate)
-    if "ACTION" in basis:
-        calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
-        checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)
+    if "ACTION" in basis or scoring == "strict":
+        checks["action"] = _matched(task, events)
+    if scoring == "strict":
+        transferred = any(e["kind"] == "tool" and not e["error"] and e["name"] == TRANSFER_TOOL for e in events)
+        checks["handoff"] = transferred == any(a.name == TRANSFER_TOOL for a in crit.actions)
+        checks["confirmation"] = confirmed_mutations(events, toolkit.WRITE)
+    elif scoring != "exact":
+        raise ValueError(f"scoring must be 'exact' or 'strict', got {scoring!r}")
     if "NL_ASSERTION" in basis and crit.nl_assertions:
         transcript = render_transcript(events)
         if crit.nl_predicates:
