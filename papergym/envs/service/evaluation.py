@@ -243,7 +243,9 @@ def evaluate(
     if "ACTION" in basis or scoring == "strict":
         checks["action"] = _matched(task, events)
     if scoring == "strict":
-        transferred = any(e["kind"] == "tool" and not e["error"] and e["name"] == TRANSFER_TOOL for e in events)
+        transferred = any(
+            e["kind"] == "tool" and not e["error"] and e["name"] == TRANSFER_TOOL for e in events
+        )
         checks["handoff"] = transferred == any(a.name == TRANSFER_TOOL for a in crit.actions)
         checks["confirmation"] = confirmed_mutations(events, toolkit.WRITE)
     elif scoring != "exact":

@@ -569,7 +569,9 @@ def _confirming(plan: tuple[Any, ...], writes: tuple[str, ...]) -> tuple[Any, ..
     out: list[Any] = []
     for step in plan:
         if isinstance(step, Call) and step.name in writes:
-            arguments = json.dumps({k: v.value if isinstance(v, Lit) else v for k, v in step.arguments.items()})
+            arguments = json.dumps(
+                {k: v.value if isinstance(v, Lit) else v for k, v in step.arguments.items()}
+            )
             text = CONFIRM.format(name=step.name, arguments=arguments)
             out.append(Say(text.replace("{", "{{").replace("}", "}}")))
         out.append(step)
