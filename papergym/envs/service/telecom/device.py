@@ -17,7 +17,7 @@ MMSC URL, and the messaging app's SMS and storage permissions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from papergym.core.tool_calls import ToolError
 from papergym.envs.service.db import ServiceDB
@@ -64,6 +64,25 @@ DEFAULT_DEVICE: dict[str, Any] = {
     },
 }
 """tau2's default phone (``user_db.toml``)."""
+DEFAULT_VPN: dict[str, Any] = {
+    "server_address": "192.168.1.1",
+    "protocol": "OpenVPN",
+    "server_performance": "excellent",
+}
+"""The VPN a ``connect_vpn`` connects to (tau2's default VPN details)."""
+
+
+class APNSettings(TypedDict, total=False):
+    """The fields ``set_apn_settings`` takes (tau2's ``APNSettings``; one left out takes its default)."""
+
+    apn_name: Literal["internet", "broken"]
+    reset_at_reboot: bool
+    mms_apn: str | None
+    mmsc_url: str | None
+    mms_proxy: str | None
+    mms_port: int | None
+
+
 DEFAULT_SURROUNDINGS: dict[str, Any] = {
     "name": None,
     "phone_number": None,
@@ -104,47 +123,23 @@ class DeviceTools:
         "check_data_restriction_status",
         "toggle_data_saver_mode",
         "check_apn_settings",
+        "set_apn_settings",
         "reset_apn_settings",
         "check_wifi_status",
         "toggle_wifi",
         "check_wifi_calling_status",
         "toggle_wifi_calling",
         "check_vpn_status",
+        "connect_vpn",
         "disconnect_vpn",
+        "check_installed_apps",
+        "check_app_status",
         "check_app_permissions",
         "grant_app_permission",
         "can_send_mms",
         "reboot_device",
         "check_payment_request",
         "make_payment",
-    )
-    DEVICE_HIDDEN: tuple[str, ...] = (
-        "set_user_info",
-        "set_user_location",
-        "turn_airplane_mode_on",
-        "turn_data_off",
-        "turn_roaming_on",
-        "turn_roaming_off",
-        "turn_data_saver_mode_on",
-        "unseat_sim_card",
-        "lock_sim_card",
-        "break_apn_settings",
-        "break_apn_mms_setting",
-        "break_vpn",
-        "remove_app_permission",
-        "set_wifi_calling",
-        "simulate_network_search",
-    )
-    DEVICE_ASSERTIONS: tuple[str, ...] = (
-        "assert_airplane_mode_status",
-        "assert_service_status",
-        "assert_mobile_data_status",
-        "assert_mobile_roaming_status",
-        "assert_mobile_data_saver_mode_status",
-        "assert_internet_speed",
-        "assert_internet_not_excellent",
-        "assert_can_send_mms",
-        "assert_mobile_data_usage_exceeded",
     )
 
     # ------------------------------------------------------------------ state
@@ -346,9 +341,9 @@ class DeviceTools:
         p = self.phone
         if p["vpn_connected"]:
             return f"VPN is ON and connected. Details: {p.get('vpn_details')}"
-        return (
-            "VPN is turned ON in settings, but not connected." if p["vpn_enabled_setting"] else "VPN is OFF."
-        )
+        if p["vpn_enabled_setting"]:
+            return "VPN is turned ON in settings, but currently not connected."
+        return "VPN is turned OFF."
 
     def check_app_permissions(self, app_name: str) -> str:
         """Shows the permissions granted to an app.
@@ -360,7 +355,30 @@ class DeviceTools:
         if app is None:
             return f"App '{app_name}' not found on this phone."
         granted = [k for k, v in app["permissions"].items() if v]
-        return f"App '{app_name}' has permission for: {', '.join(granted) or 'nothing'}."
+        if not granted:
+            return f"App '{app_name}' currently has no permissions granted."
+        return f"App '{app_name}' has permission for: {', '.join(granted)}."
+
+    def check_installed_apps(self) -> str:
+        """Lists the names of the apps installed on the phone."""
+        return f"The following apps are installed on the phone: {', '.join(self.phone['app_statuses'])}"
+
+    def check_app_status(self, app_name: str) -> str:
+        """Shows the details of one app: the permissions it has been granted.
+
+        Args:
+            app_name: The app, e.g. 'messaging' or 'browser'.
+        """
+        app = self.phone["app_statuses"].get(app_name)
+        if app is None:
+            return f"App '{app_name}' not found on this phone."
+        granted = [k for k, v in app["permissions"].items() if v]
+        lines = [f"Status for App: {app_name}"]
+        if granted:
+            lines += [" - Permissions Granted:", *(f"   - {k}" for k in granted)]
+        else:
+            lines.append(" - Permissions: None granted.")
+        return "\n".join(lines)
 
     def can_send_mms(self) -> str:
         """Checks whether the messaging app can send MMS (picture) messages."""
@@ -420,6 +438,17 @@ class DeviceTools:
         self._set(data_saver_mode=on)
         return self._after(f"Data Saver Mode is now {'ON' if on else 'OFF'}.")
 
+    def set_apn_settings(self, apn_settings: APNSettings) -> str:
+        """Replaces the phone's APN settings (fields left out take the carrier default), then searches
+        for the network again.
+
+        Args:
+            apn_settings: The new settings: apn_name ('internet'), mms_apn, mmsc_url, mms_proxy, mms_port.
+        """
+        self._set(active_apn_settings={**DEFAULT_APN, **apn_settings})
+        self.simulate_network_search()
+        return self._after(f"APN settings set to: {self.phone['active_apn_settings']['apn_name']}")
+
     def reset_apn_settings(self) -> str:
         """Resets the APN settings to the carrier defaults at the next reboot."""
         apn = self.db.edit("device", "phone")["active_apn_settings"]
@@ -442,11 +471,19 @@ class DeviceTools:
         self._set(wifi_calling_enabled=on)
         return self._after(f"Wi-Fi Calling is now {'ON' if on else 'OFF'}.")
 
+    def connect_vpn(self) -> str:
+        """Connects the phone's VPN (Virtual Private Network)."""
+        if self.phone["vpn_connected"]:
+            return "VPN already connected."
+        self._set(vpn_connected=True, vpn_details=dict(DEFAULT_VPN))
+        return self._after("VPN connected successfully.")
+
     def disconnect_vpn(self) -> str:
         """Disconnects the VPN."""
-        was = bool(self.phone["vpn_connected"])
+        if not self.phone["vpn_connected"]:
+            return self._after("No active VPN connection to disconnect.")
         self._set(vpn_connected=False, vpn_details=None)
-        return self._after("VPN disconnected successfully." if was else "No active VPN connection.")
+        return self._after("VPN disconnected successfully.")
 
     def grant_app_permission(self, app_name: str, permission: str) -> str:
         """Grants a permission ('sms', 'storage', 'phone' or 'network') to an app.
@@ -479,105 +516,3 @@ class DeviceTools:
             return "You do not have a payment request."
         self.db.set(self.db.edit("bills", bill["bill_id"]), "status", "Paid")
         return f"Payment of {bill['total_due']} USD has been made for bill {bill['bill_id']}."
-
-    # ------------------------------------------------------------------ initialization (tau2's)
-    def set_user_info(self, name: str, phone_number: str) -> str:
-        """Set the user's name and phone number, and search for the network."""
-        place = self.db.edit("surroundings", "user")
-        self.db.set(place, "name", name)
-        self.db.set(place, "phone_number", phone_number)
-        self.simulate_network_search()
-        return "User info set."
-
-    def set_user_location(self, abroad: bool) -> str:
-        """Put the user abroad or at home."""
-        self.db.set(self.db.edit("surroundings", "user"), "is_abroad", bool(abroad))
-        return "Location set."
-
-    def turn_airplane_mode_on(self) -> str:
-        if not self.phone["airplane_mode"]:
-            self.toggle_airplane_mode()
-        return "Airplane Mode is now ON."
-
-    def turn_data_off(self) -> str:
-        self._set(data_enabled=False)
-        return "Data connection broken."
-
-    def turn_roaming_on(self) -> str:
-        self._set(roaming_enabled=True)
-        return "Data Roaming is now ON."
-
-    def turn_roaming_off(self) -> str:
-        self._set(roaming_enabled=False)
-        return "Data Roaming is now OFF."
-
-    def turn_data_saver_mode_on(self) -> str:
-        self._set(data_saver_mode=True)
-        return "Data Saver Mode is now ON."
-
-    def unseat_sim_card(self) -> str:
-        self._set(sim_card_missing=True)
-        self.simulate_network_search()
-        return "SIM card un-seated."
-
-    def lock_sim_card(self, mode: str) -> str:
-        self._set(sim_card_status="locked_pin" if mode == "pin" else "locked_puk")
-        self.simulate_network_search()
-        return f"SIM card locked in {mode} mode."
-
-    def break_apn_settings(self) -> str:
-        apn = self.db.edit("device", "phone")["active_apn_settings"]
-        self.db.set(apn, "apn_name", "broken")
-        self.simulate_network_search()
-        return "APN settings broken."
-
-    def break_apn_mms_setting(self) -> str:
-        apn = self.db.edit("device", "phone")["active_apn_settings"]
-        self.db.set(apn, "mmsc_url", None)
-        return "APN MMS setting broken."
-
-    def break_vpn(self) -> str:
-        details = {"server_address": "192.168.1.1", "protocol": "OpenVPN", "server_performance": "poor"}
-        self._set(vpn_enabled_setting=True, vpn_connected=True, vpn_details=details)
-        return "VPN connection broken."
-
-    def remove_app_permission(self, app_name: str, permission: str) -> str:
-        perms = self.db.edit("device", "phone")["app_statuses"][app_name]["permissions"]
-        self.db.set(perms, permission, False)
-        return f"Permission '{permission}' removed from app '{app_name}'."
-
-    def set_wifi_calling(self, enabled: bool, mms_over_wifi: bool | None = None) -> str:
-        self._set(wifi_calling_enabled=bool(enabled))
-        if mms_over_wifi is not None:
-            self._set(wifi_calling_mms_over_wifi=bool(mms_over_wifi))
-        return "Wi-Fi Calling set."
-
-    # ------------------------------------------------------------------ assertions (tau2's)
-    def assert_airplane_mode_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["airplane_mode"]) == expected_status
-
-    def assert_service_status(self, expected_status: str) -> bool:
-        return self.phone["network_connection_status"] == expected_status
-
-    def assert_mobile_data_status(self, expected_status: bool) -> bool:
-        return self._data_working() == expected_status
-
-    def assert_mobile_roaming_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["roaming_enabled"]) == expected_status
-
-    def assert_mobile_data_saver_mode_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["data_saver_mode"]) == expected_status
-
-    def assert_internet_speed(self, expected_speed: float, expected_desc: str | None = None) -> bool:
-        speed, desc = self._speed()
-        ok = (speed or 0.0) >= expected_speed
-        return ok if expected_desc is None else ok and desc.lower() == expected_desc.lower()
-
-    def assert_internet_not_excellent(self) -> bool:
-        return self._speed()[1].lower() != "excellent"
-
-    def assert_can_send_mms(self, expected_status: bool) -> bool:
-        return self._mms_ok() == expected_status
-
-    def assert_mobile_data_usage_exceeded(self, expected_status: bool) -> bool:
-        return self._data_exceeded() == expected_status

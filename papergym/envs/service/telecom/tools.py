@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from papergym.envs.service.domain import ToolError, Toolkit
-from papergym.envs.service.telecom.device import DeviceTools
+from papergym.envs.service.telecom.device_setup import PhoneSetup
 
 TODAY = "2025-02-25"
 """The fixed date of the generated world (inferred; tau2 uses the wall clock)."""
 _ID_KINDS = {"C": "customers", "L": "lines", "D": "devices", "B": "bills", "P": "plans"}
 
 
-class TelecomTools(DeviceTools, Toolkit):
+class TelecomTools(PhoneSetup, Toolkit):
     """tau2's telecom toolkit: customers, lines, plans, bills and data usage; plus the user's device tools
     (in ``USER``, operated only by the user simulator) and tau2's initialization and assertion functions."""
 
@@ -39,9 +39,9 @@ class TelecomTools(DeviceTools, Toolkit):
         "refuel_data",
     )
     GENERIC = ("transfer_to_human_agents",)
-    HIDDEN = (*DeviceTools.DEVICE_HIDDEN, "set_data_usage", "suspend_line_for_overdue_bill")
+    HIDDEN = (*PhoneSetup.DEVICE_HIDDEN, "set_data_usage", "suspend_line_for_overdue_bill")
     ASSERTIONS = (
-        *DeviceTools.DEVICE_ASSERTIONS,
+        *PhoneSetup.DEVICE_ASSERTIONS,
         "assert_data_refueling_amount",
         "assert_line_status",
         "assert_line_roaming",
