@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from papergym.core.tool_calls import ToolError
 from papergym.envs.service.db import ServiceDB
 
 DEFAULT_APN: dict[str, Any] = {
@@ -72,6 +71,18 @@ DEFAULT_VPN: dict[str, Any] = {
 """The VPN a ``connect_vpn`` connects to (tau2's default VPN details)."""
 
 
+class _Enum(str):
+    """A value shown as tau2 shows an enum member inside a dict (its Python repr)."""
+
+    def __new__(cls, enum: str, value: str) -> _Enum:
+        new = super().__new__(cls, value)
+        new.enum = enum
+        return new
+
+    def __repr__(self) -> str:
+        return f"<{self.enum}.{str(self).upper()}: {str.__repr__(self)}>"
+
+
 class APNSettings(TypedDict, total=False):
     """The fields ``set_apn_settings`` takes (tau2's ``APNSettings``; one left out takes its default)."""
 
@@ -92,7 +103,22 @@ DEFAULT_SURROUNDINGS: dict[str, Any] = {
 MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
 _SPEED = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0), "none": (0.0, 0.0)}
 _SIGNAL = {"poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0, "none": 0.0}
-_BARS = {"none": "No Signal", "poor": "1 bar", "fair": "2 bars", "good": "3 bars", "excellent": "4 bars"}
+_BARS = {
+    "none": "📵 No Signal",
+    "poor": "📶¹ Poor",
+    "fair": "📶² Fair",
+    "good": "📶³ Good",
+    "excellent": "📶⁴ Excellent",
+}
+"""The status bar's signal icon per strength (tau2's status bar)."""
+_ADVICE = {
+    "Very Poor": "Connection is very slow. Basic web browsing might be difficult.",
+    "Poor": "Connection is slow. Web browsing may be sluggish, streaming difficult.",
+    "Fair": "Connection is okay for web browsing and some standard definition streaming.",
+    "Good": "Connection is good for most activities, including HD streaming.",
+    "Excellent": "Connection is very fast.",
+}
+"""The sentence tau2's speed test adds to each speed band."""
 
 
 def user_tables(device: dict[str, Any] | None = None, surroundings: dict[str, Any] | None = None) -> dict:
@@ -251,21 +277,21 @@ class DeviceTools:
         phone = self.phone
         parts = []
         if phone["airplane_mode"]:
-            parts.append("Airplane Mode")
+            parts.append("✈️ Airplane Mode")
         else:
-            parts.append(_BARS.get(phone["network_signal_strength"], "No Signal"))
+            parts.append(_BARS.get(phone["network_signal_strength"], "📵 No Signal"))
             tech = phone["network_technology_connected"]
             if tech != "none":
                 parts.append(tech)
             if phone["data_enabled"] and tech != "none":
-                parts.append("Data Enabled" + (" | Data Saver" if phone["data_saver_mode"] else ""))
+                parts += ["📱 Data Enabled", *(["🔽 Data Saver"] if phone["data_saver_mode"] else [])]
             else:
-                parts.append("Data Disabled")
+                parts.append("📵 Data Disabled")
         if phone["wifi_enabled"] and phone["wifi_connected"]:
-            parts.append(f"Wi-Fi {phone['wifi_ssid'] or 'connected'}")
+            parts.append(f"📡 Connected to {phone['wifi_ssid']}" if phone["wifi_ssid"] else "📡 Enabled")
         if phone["vpn_connected"]:
-            parts.append("VPN Connected")
-        parts.append(f"Battery {phone['battery_level']}%")
+            parts.append("🔒 VPN Connected")
+        parts.append(f"🔋 {phone['battery_level']}%")
         return "Status Bar: " + " | ".join(parts)
 
     def _after(self, text: str) -> str:
@@ -293,6 +319,8 @@ class DeviceTools:
                 f"Mobile Data Enabled: {yes(p['data_enabled'])}",
                 f"Data Roaming Enabled: {yes(p['roaming_enabled'])}",
                 f"Wi-Fi Radio: {'ON' if p['wifi_enabled'] else 'OFF'}",
+                f"Wi-Fi Connected: {yes(p['wifi_connected'])}",
+                *([f"Connected Wi-Fi Network: {p['wifi_ssid']}"] if p["wifi_connected"] else []),
             ]
         )
 
@@ -305,7 +333,7 @@ class DeviceTools:
         speed, desc = self._speed()
         if speed is None:
             return f"Speed test failed: {desc}."
-        return f"Speed Test Result: {speed:.2f} Mbps ({desc})."
+        return f"Speed Test Result: {speed:.2f} Mbps ({desc}). {_ADVICE[desc]}"
 
     def check_sim_status(self) -> str:
         """Shows whether the SIM card is active, missing, or locked by PIN or PUK."""
@@ -318,19 +346,30 @@ class DeviceTools:
 
     def check_data_restriction_status(self) -> str:
         """Shows whether Data Saver mode is on."""
-        return f"Data Saver mode is {'ON' if self.phone['data_saver_mode'] else 'OFF'}."
+        return (
+            "Data Saver mode is ON (limits data usage)."
+            if self.phone["data_saver_mode"]
+            else "Data Saver mode is OFF."
+        )
 
     def check_apn_settings(self) -> str:
         """Shows the APN name and the MMSC URL."""
         apn = self.phone["active_apn_settings"]
-        return f"Current APN Name: {apn['apn_name']}\nMMSC URL (for picture messages): {apn.get('mmsc_url')}"
+        return (
+            f"Current APN Name: {apn['apn_name'] or 'Not Set'}\n"
+            f"MMSC URL (for picture messages): {apn.get('mmsc_url') or 'Not Set'}\n"
+            "(These are technical settings, usually best left unchanged.)"
+        )
 
     def check_wifi_status(self) -> str:
         """Shows whether Wi-Fi is on and connected."""
         p = self.phone
         if not p["wifi_enabled"]:
             return "Wi-Fi is turned OFF."
-        return f"Wi-Fi is ON and connected to '{p['wifi_ssid']}'." if p["wifi_connected"] else "Wi-Fi is ON."
+        if p["wifi_connected"]:
+            signal = p["wifi_signal_strength"]
+            return f"Wi-Fi is ON and connected to '{p['wifi_ssid']}'. Signal strength: {signal}."
+        return "Wi-Fi is ON but not connected to any network."
 
     def check_wifi_calling_status(self) -> str:
         """Shows whether Wi-Fi Calling is on."""
@@ -340,7 +379,14 @@ class DeviceTools:
         """Shows whether a VPN is connected."""
         p = self.phone
         if p["vpn_connected"]:
-            return f"VPN is ON and connected. Details: {p.get('vpn_details')}"
+            details = p.get("vpn_details")
+            if not details:
+                return "VPN is ON and connected (no specific details available)."
+            shown = {
+                **details,
+                "server_performance": _Enum("PerformanceLevel", details["server_performance"]),
+            }
+            return f"VPN is ON and connected. Details: {shown}"
         if p["vpn_enabled_setting"]:
             return "VPN is turned ON in settings, but currently not connected."
         return "VPN is turned OFF."
@@ -400,7 +446,8 @@ class DeviceTools:
             mode: The network mode.
         """
         if mode not in MODES:
-            raise ToolError(f"'{mode}' is not a valid network mode; use one of {', '.join(MODES)}")
+            text = f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: "
+            return self._after(text + ", ".join(MODES))
         self._set(network_mode_preference=mode)
         self.simulate_network_search()
         return self._after(f"Preferred Network Mode set to: {mode}")
@@ -424,12 +471,14 @@ class DeviceTools:
         """Turns mobile data ON or OFF."""
         on = not self.phone["data_enabled"]
         self._set(data_enabled=on)
+        self.simulate_network_search()
         return self._after(f"Mobile Data is now {'ON' if on else 'OFF'}.")
 
     def toggle_roaming(self) -> str:
         """Turns data roaming ON or OFF on the phone."""
         on = not self.phone["roaming_enabled"]
         self._set(roaming_enabled=on)
+        self.simulate_network_search()
         return self._after(f"Data Roaming is now {'ON' if on else 'OFF'}.")
 
     def toggle_data_saver_mode(self) -> str:
@@ -453,6 +502,7 @@ class DeviceTools:
         """Resets the APN settings to the carrier defaults at the next reboot."""
         apn = self.db.edit("device", "phone")["active_apn_settings"]
         self.db.set(apn, "reset_at_reboot", True)
+        self.simulate_network_search()
         return self._after("APN settings will reset at reboot.")
 
     def toggle_wifi(self) -> str:
@@ -493,11 +543,18 @@ class DeviceTools:
             permission: The permission to grant.
         """
         app = self.phone["app_statuses"].get(app_name)
-        if app is None or permission not in app["permissions"]:
-            raise ToolError(f"Cannot grant '{permission}' to app '{app_name}'.")
+        permission = permission.lower()
+        if app is None:
+            return self._after(f"Error. App '{app_name}' not found. Cannot grant permission.")
+        if permission not in app["permissions"]:
+            known = list(app["permissions"])
+            text = (
+                f"Permission '{permission}' not tracked for app '{app_name}', available permissions: {known}"
+            )
+            return self._after(f"Error. {text}")
         perms = self.db.edit("device", "phone")["app_statuses"][app_name]["permissions"]
         self.db.set(perms, permission, True)
-        return self._after(f"Permission '{permission}' granted to app '{app_name}'.")
+        return self._after(f"Success. Permission '{permission}' granted to app '{app_name}'.")
 
     def reboot_device(self) -> str:
         """Restarts the phone (applies a pending APN reset and searches for the network again)."""

@@ -44,11 +44,10 @@ class PhoneSetup(DeviceTools):
 
     # ------------------------------------------------------------------ initialization (tau2's)
     def set_user_info(self, name: str, phone_number: str) -> str:
-        """Set the user's name and phone number, and search for the network."""
+        """Set the user's name and phone number (the phone keeps its state until a network search)."""
         place = self.db.edit("surroundings", "user")
         self.db.set(place, "name", name)
         self.db.set(place, "phone_number", phone_number)
-        self.simulate_network_search()
         return "User info set."
 
     def set_user_location(self, abroad: bool) -> str:
@@ -63,14 +62,17 @@ class PhoneSetup(DeviceTools):
 
     def turn_data_off(self) -> str:
         self._set(data_enabled=False)
+        self.simulate_network_search()
         return "Data connection broken."
 
     def turn_roaming_on(self) -> str:
         self._set(roaming_enabled=True)
+        self.simulate_network_search()
         return "Data Roaming is now ON."
 
     def turn_roaming_off(self) -> str:
         self._set(roaming_enabled=False)
+        self.simulate_network_search()
         return "Data Roaming is now OFF."
 
     def turn_data_saver_mode_on(self) -> str:
