@@ -85,26 +85,26 @@ def _gold_calls(data: Path, task_ids: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _telecom_calls(env: Any, task_id: str, gold: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The probe sequence of one telecom task (the agent's reads name the customer tau2's env finds)."""
+    """The probe sequence of one telecom task (the agent's reads name the customer tau2's env finds):
+    the reads, the gold actions, the tour, then the reads whose results the task can change."""
     reads = [_call(task_id, n, a, "user") for n, a in PHONE_READS]
+    first: list[dict[str, Any]] = []
+    again: list[dict[str, Any]] = []
     phone = env.user_tools.db.surroundings.phone_number
     if phone is not None:
-        customer = env.tools.get_customer_by_phone(phone)
+        customer = env.tools.get_customer_by_phone(phone).customer_id
         line = env.tools._get_line_by_phone(phone)
-        reads += [
+        first = [
             _call(task_id, "get_customer_by_phone", {"phone_number": phone}, "assistant"),
-            _call(task_id, "get_details_by_id", {"id": line.line_id}, "assistant"),
             _call(task_id, "get_details_by_id", {"id": line.plan_id}, "assistant"),
-            _call(task_id, "get_bills_for_customer", {"customer_id": customer.customer_id}, "assistant"),
-            _call(
-                task_id,
-                "get_data_usage",
-                {"customer_id": customer.customer_id, "line_id": line.line_id},
-                "assistant",
-            ),
+        ]
+        again = [
+            _call(task_id, "get_details_by_id", {"id": line.line_id}, "assistant"),
+            _call(task_id, "get_bills_for_customer", {"customer_id": customer, "limit": 1}, "assistant"),
+            _call(task_id, "get_data_usage", {"customer_id": customer, "line_id": line.line_id}, "assistant"),
         ]
     tour = [_call(task_id, n, a, "user") for n, a in PHONE_TOUR]
-    return [*reads, *gold, *tour, *(dict(call) for call in reads)]
+    return [*reads, *first, *again, *gold, *tour, *(dict(call) for call in (*reads, *again))]
 
 
 def record(tau2: Path, domain: str, data: Path, task_ids: Sequence[str]) -> list[dict[str, Any]]:
