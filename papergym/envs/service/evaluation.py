@@ -8,8 +8,9 @@ The outcome is the product of the components listed in the task's ``reward_basis
 - ``ENV_ASSERTION``: every assertion function returns its expected value on the final database;
 - ``COMMUNICATE``: each string is stated by some agent message: tau2's case-insensitive substring test
   (commas removed) with ``communicate="substring"``, or `papergym.envs.service.communicate`'s strict
-  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting only agent
-  messages after the agent's first successful tool call;
+  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting a value only
+  in agent messages after the agent's first successful tool call and, on generated tasks, after the
+  lookups that show that value (its ``communicate_sources``, matched on their id arguments);
 - ``NL_ASSERTION``: every assertion holds according to the judge; without a judge, a loaded task's
   assertions are listed as unevaluated and left out of the product (never counted as passed);
 - ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
@@ -131,19 +132,31 @@ class ScriptedJudge:
         return float(hit if not kind.startswith("not_") else not hit)
 
 
-def _stated(events: Sequence[Mapping[str, Any]], communicate: CommunicateMode) -> list[str]:
-    """The agent messages that may communicate a value: all of them for tau2's substring test; under
-    ``"strict"``, those after the agent's first successful tool call (an answer given before looking
-    anything up is a guess)."""
+def _communicated(
+    task: ServiceTask, events: Sequence[Mapping[str, Any]], communicate: CommunicateMode
+) -> bool:
+    """The COMMUNICATE check. Every agent message counts for tau2's substring test. Under ``"strict"``
+    a value counts only in a message after the agent's first successful tool call (an answer given
+    before looking anything up is a guess) and, on generated tasks, after a successful call matching
+    each group of the value's ``communicate_sources`` (a value stated after an unrelated lookup is a
+    guess too)."""
+    crit = task.criteria
+    messages = [e["text"] for e in events if e["kind"] == "agent"]
     if communicate == "substring":
-        return [e["text"] for e in events if e["kind"] == "agent"]
-    looked = False
-    out = []
+        return communicated(crit.communicate_info, messages, communicate)
+    sources = crit.communicate_sources or [()] * len(crit.communicate_info)
+    eligible: list[set[int]] = [set() for _ in crit.communicate_info]
+    calls: list[tuple[str, Mapping[str, Any]]] = []
+    index = -1
     for e in events:
-        looked = looked or (e["kind"] == "tool" and not e["error"])
-        if looked and e["kind"] == "agent":
-            out.append(e["text"])
-    return out
+        if e["kind"] == "tool" and not e["error"]:
+            calls.append((e["name"], e["arguments"]))
+        elif e["kind"] == "agent":
+            index += 1
+            for value, groups in enumerate(sources):
+                if calls and all(any(a.matches(n, args) for a in g for n, args in calls) for g in groups):
+                    eligible[value].add(index)
+    return communicated(crit.communicate_info, messages, communicate, eligible)
 
 
 def affirms(text: str) -> bool:
@@ -239,7 +252,7 @@ def evaluate(
             tools.assertion(a.func_name, a.arguments) == a.assert_value for a in crit.env_assertions
         )
     if "COMMUNICATE" in basis:
-        checks["communicate"] = communicated(crit.communicate_info, _stated(events, communicate), communicate)
+        checks["communicate"] = _communicated(task, events, communicate)
     if "ACTION" in basis or scoring == "strict":
         checks["action"] = _matched(task, events)
     if scoring == "strict":
