@@ -11,38 +11,15 @@ from papergym.envs.service.telecom import TelecomTools
 from papergym.envs.service.telecom.device import user_tables
 from papergym.envs.service.telecom.user import device_requests
 
-TAU2_USER_TOOLS = {
-    "check_status_bar",
-    "check_network_status",
-    "check_network_mode_preference",
-    "set_network_mode_preference",
-    "run_speed_test",
-    "toggle_airplane_mode",
-    "check_sim_status",
-    "reseat_sim_card",
-    "toggle_data",
-    "toggle_roaming",
-    "check_data_restriction_status",
-    "toggle_data_saver_mode",
-    "check_apn_settings",
-    "set_apn_settings",
-    "reset_apn_settings",
-    "check_wifi_status",
-    "toggle_wifi",
-    "check_wifi_calling_status",
-    "toggle_wifi_calling",
-    "check_vpn_status",
-    "connect_vpn",
-    "disconnect_vpn",
-    "check_installed_apps",
-    "check_app_status",
-    "check_app_permissions",
-    "grant_app_permission",
-    "can_send_mms",
-    "reboot_device",
-    "check_payment_request",
-    "make_payment",
-}
+_TAU2_NAMES = """
+    can_send_mms check_apn_settings check_app_permissions check_app_status check_data_restriction_status
+    check_installed_apps check_network_mode_preference check_network_status check_payment_request
+    check_sim_status check_status_bar check_vpn_status check_wifi_calling_status check_wifi_status
+    connect_vpn disconnect_vpn grant_app_permission make_payment reboot_device reseat_sim_card
+    reset_apn_settings run_speed_test set_apn_settings set_network_mode_preference toggle_airplane_mode
+    toggle_data toggle_data_saver_mode toggle_roaming toggle_wifi toggle_wifi_calling
+"""
+TAU2_USER_TOOLS = set(_TAU2_NAMES.split())
 """The tools of tau2-bench's telecom ``TelecomUserTools`` (src/tau2/domains/telecom/user_tools.py)."""
 
 

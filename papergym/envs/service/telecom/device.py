@@ -391,16 +391,19 @@ class DeviceTools:
             return "VPN is turned ON in settings, but currently not connected."
         return "VPN is turned OFF."
 
+    def _granted(self, app_name: str) -> list[str] | None:
+        app = self.phone["app_statuses"].get(app_name)
+        return None if app is None else [k for k, v in app["permissions"].items() if v]
+
     def check_app_permissions(self, app_name: str) -> str:
         """Shows the permissions granted to an app.
 
         Args:
             app_name: The app, e.g. 'messaging' or 'browser'.
         """
-        app = self.phone["app_statuses"].get(app_name)
-        if app is None:
+        granted = self._granted(app_name)
+        if granted is None:
             return f"App '{app_name}' not found on this phone."
-        granted = [k for k, v in app["permissions"].items() if v]
         if not granted:
             return f"App '{app_name}' currently has no permissions granted."
         return f"App '{app_name}' has permission for: {', '.join(granted)}."
@@ -415,10 +418,9 @@ class DeviceTools:
         Args:
             app_name: The app, e.g. 'messaging' or 'browser'.
         """
-        app = self.phone["app_statuses"].get(app_name)
-        if app is None:
+        granted = self._granted(app_name)
+        if granted is None:
             return f"App '{app_name}' not found on this phone."
-        granted = [k for k, v in app["permissions"].items() if v]
         lines = [f"Status for App: {app_name}"]
         if granted:
             lines += [" - Permissions Granted:", *(f"   - {k}" for k in granted)]

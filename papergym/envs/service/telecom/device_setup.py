@@ -60,20 +60,20 @@ class PhoneSetup(DeviceTools):
             self.toggle_airplane_mode()
         return "Airplane Mode is now ON."
 
-    def turn_data_off(self) -> str:
-        self._set(data_enabled=False)
+    def _switch(self, field: str, on: bool, text: str) -> str:
+        """Set a phone switch, then search the network (tau2's toggles do)."""
+        self._set(**{field: on})
         self.simulate_network_search()
-        return "Data connection broken."
+        return text
+
+    def turn_data_off(self) -> str:
+        return self._switch("data_enabled", False, "Data connection broken.")
 
     def turn_roaming_on(self) -> str:
-        self._set(roaming_enabled=True)
-        self.simulate_network_search()
-        return "Data Roaming is now ON."
+        return self._switch("roaming_enabled", True, "Data Roaming is now ON.")
 
     def turn_roaming_off(self) -> str:
-        self._set(roaming_enabled=False)
-        self.simulate_network_search()
-        return "Data Roaming is now OFF."
+        return self._switch("roaming_enabled", False, "Data Roaming is now OFF.")
 
     def turn_data_saver_mode_on(self) -> str:
         self._set(data_saver_mode=True)
