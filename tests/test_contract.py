@@ -135,18 +135,7 @@ _ANSWER_NOT_GATED_ON_LOOKING = {
 }
 
 
-# Retail's generated information tasks accept a value stated after any earlier lookup, so dropping the
-# lookup that shows it (get_order_details) still succeeds (issue 19: requiring every gold lookup breaks
-# the compound templates, whose gold lists alternative authentication paths).
-_RETAIL_INFO = "retail information tasks accept a value stated without the lookup that shows it"
-
-
 def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
-    text_service = env_id == "papergym/ServiceAgent-v0" or (
-        env_id == "papergym/VoiceService-v0" and variant.get("channel") == "simulated"
-    )
-    if text_service and variant.get("domain", "retail") == "retail":
-        return _RETAIL_INFO
     return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
 
 

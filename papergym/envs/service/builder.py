@@ -7,11 +7,12 @@ gold actions and the oracle's calls cannot drift apart.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from papergym.envs.service.plan import Call, Say
+from papergym.envs.service.plan import Call, Pick, Res, Say
 from papergym.envs.service.tasks import Action, Criteria, Instructions, ServiceTask, UserScript
 
 
@@ -31,6 +32,7 @@ class TaskBuilder:
     facts: dict[str, str] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     communicate: list[str] = field(default_factory=list)
+    sources: list[tuple[tuple[Action, ...], ...]] = field(default_factory=list)
     nl: list[tuple[str, str]] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     confirm: bool = True
@@ -51,6 +53,21 @@ class TaskBuilder:
             )
         self.gold.append(Action(f"{self.template}_{len(self.gold)}", name, dict(gold)))
         self.plan.append(Call(name, plan, label))
+
+    def tell(self, value: str) -> None:
+        """``value`` is to be communicated, as the last `say` states it: it counts only once the agent has
+        made the lookups that say reads (per label: the gold call, matched on its id arguments)."""
+        said = next((step for step in reversed(self.plan) if isinstance(step, Say)), None)
+        groups = _labels(said.args) if said is not None else []
+        self.communicate.append(value)
+        self.sources.append(tuple(tuple(self._source(label) for label in group) for group in groups))
+
+    def _source(self, label: str) -> Action:
+        calls = [i for i, step in enumerate(self.plan) if isinstance(step, Call)]
+        index = next(k for k, i in reversed(list(enumerate(calls))) if self.plan[i].label == label)
+        gold = self.gold[index]
+        ids = [k for k in gold.arguments if k == "id" or k.endswith("_id")]
+        return Action(gold.action_id, gold.name, dict(gold.arguments), compare_args=ids)
 
     def assertion(self, text: str, predicate: str) -> None:
         """A natural-language assertion and the `ScriptedJudge` predicate that decides it."""
@@ -87,6 +104,7 @@ class TaskBuilder:
             criteria=Criteria(
                 actions=list(self.gold),
                 communicate_info=list(self.communicate),
+                communicate_sources=list(self.sources),
                 nl_assertions=[text for text, _ in self.nl],
                 nl_predicates=[predicate for _, predicate in self.nl],
                 reward_basis=basis,
@@ -97,3 +115,19 @@ class TaskBuilder:
             plan=tuple(self.plan),
             template=self.template,
         )
+
+
+def _labels(value: Any) -> list[tuple[str, ...]]:
+    """The labelled results a plan expression reads: one group per `Res`, a `Pick`'s labels as one group
+    of alternatives."""
+    if isinstance(value, Res):
+        return [(value.label,), *_labels(value.path)]
+    if isinstance(value, Pick):
+        return [tuple(value.labels), *_labels(value.where), *_labels(value.out)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [g for f in dataclasses.fields(value) for g in _labels(getattr(value, f.name))]
+    if isinstance(value, list | tuple):
+        return [g for v in value for g in _labels(v)]
+    if isinstance(value, Mapping):
+        return [g for v in value.values() for g in _labels(v)]
+    return []

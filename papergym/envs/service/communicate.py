@@ -20,12 +20,14 @@ Two settings (the env's ``communicate=`` argument):
 
   The values of every COMMUNICATE string of the task are allowed together, so one message may state
   them all; no later agent message may state a competing value of the slot (the last word counts).
+  On generated tasks a value counts only in a message sent after the lookups that show it (the
+  task's ``communicate_sources``: a value stated after an unrelated lookup is a guess).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from decimal import Decimal
 from typing import Literal
 
@@ -141,21 +143,36 @@ def _id_like(token: str) -> bool:
     return any(c.isdigit() or c in "_#" for c in token) or (token.isupper() and len(token) >= 2)
 
 
-def communicated(values: Sequence[str], agent_messages: Sequence[str], mode: CommunicateMode) -> bool:
-    """Whether every value of ``values`` was communicated in ``agent_messages`` under ``mode``."""
+def communicated(
+    values: Sequence[str],
+    agent_messages: Sequence[str],
+    mode: CommunicateMode,
+    eligible: Sequence[Collection[int]] | None = None,
+) -> bool:
+    """Whether every value of ``values`` was communicated in ``agent_messages`` under ``mode``.
+
+    ``eligible`` (strict only), one collection per value: the indices of the messages that may state
+    that value (those sent after the lookups that show it); any later message still counts as stating
+    a competing value.
+    """
     said = [m.replace(",", "") for m in agent_messages]
     if mode == "substring":
         low = [m.lower() for m in said]
         return all(any(v.lower() in m for m in low) for v in values)
     if mode != "strict":
         raise ValueError(f"communicate must be 'strict' or 'substring', got {mode!r}")
-    return all(_stated_last(v, said, values) for v in values)
+    if eligible is None:
+        return all(_stated_last(v, said, values) for v in values)
+    return all(_stated_last(v, said, values, ok) for v, ok in zip(values, eligible, strict=True))
 
 
-def _stated_last(value: str, said: Sequence[str], allowed: Sequence[str]) -> bool:
-    """Some message states ``value`` and no later message states a competing value of its slot."""
+def _stated_last(
+    value: str, said: Sequence[str], allowed: Sequence[str], eligible: Collection[int] | None = None
+) -> bool:
+    """Some message (of ``eligible``, if given) states ``value`` and no later message states a competing
+    value of its slot."""
     for i, message in enumerate(said):
-        if _states(message, value, allowed):
+        if (eligible is None or i in eligible) and _states(message, value, allowed):
             units = (
                 {u for n, u in _slots(message) if n in _numbers(value)} if _kind(value) == "number" else set()
             )

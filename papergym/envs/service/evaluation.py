@@ -8,21 +8,36 @@ The outcome is the product of the components listed in the task's ``reward_basis
 - ``ENV_ASSERTION``: every assertion function returns its expected value on the final database;
 - ``COMMUNICATE``: each string is stated by some agent message: tau2's case-insensitive substring test
   (commas removed) with ``communicate="substring"``, or `papergym.envs.service.communicate`'s strict
-  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting only agent
-  messages after the agent's first successful tool call;
+  per-kind matcher with ``communicate="strict"`` (the default of generated tasks), counting a value only
+  in agent messages after the agent's first successful tool call and, on generated tasks, after the
+  lookups that show that value (its ``communicate_sources``, matched on their id arguments);
 - ``NL_ASSERTION``: every assertion holds according to the judge; without a judge, a loaded task's
   assertions are listed as unevaluated and left out of the product (never counted as passed);
 - ``ACTION``: every gold action is matched by some tool call of the episode on its ``compare_args``.
 
 A conversation that did not end by a user's stop scores 0 and runs no check.
+
+``scoring="strict"`` (opt-in, beyond tau2; tau2's scores stay exact with the default ``"exact"``) adds
+three checks to every task whatever its ``reward_basis``, closing leaks tau2's users report
+(tau2-bench issues #81 / #224, #320, #298):
+
+- ``action``: every gold action is matched, as ``ACTION`` above (tau2's tasks list expected actions but
+  leave ``ACTION`` out of their basis);
+- ``handoff``: the agent called `TRANSFER_TOOL` successfully exactly when the gold actions do;
+- ``confirmation``: every successful call of a mutating tool (the domain's ``WRITE`` tools) follows a
+  user confirmation given since the previous one: an agent message asking a question, answered by a
+  user message that agrees (`affirms`), with no later question answered otherwise before the call; one
+  confirmation covers one mutation (inferred
+  from the policies' "obtain explicit user confirmation (yes) to proceed" before each update).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from papergym.backends.protocols import Judge
 from papergym.envs.service.communicate import CommunicateMode, communicated
@@ -52,6 +67,11 @@ REFUSAL_PHRASES: tuple[str, ...] = (
 )
 """Phrases that make an agent message a refusal for the ``refused`` predicate (inferred: the wording of
 tau2's "Agent should refuse to proceed" assertions, decided on what the agent said)."""
+TRANSFER_TOOL = "transfer_to_human_agents"
+"""tau2's handoff tool (every domain)."""
+Tau2Scoring = Literal["exact", "strict"]
+_AGREE = re.compile(r"\b(yes|yeah|yep|sure|ok|okay|confirm|confirmed|go ahead|proceed|please do)\b")
+_DECLINE = re.compile(r"\b(no|nope|not|don't|do not|never|cancel that)\b")
 
 
 @dataclass
@@ -61,7 +81,8 @@ class Outcome:
     Attributes:
         reward: the product of the evaluated basis components (0.0 for a premature end).
         checks: per-component results, keyed ``db``, ``env_assertion``, ``communicate``, ``nl_assertion``,
-            ``action`` (only the task's basis components that were evaluated).
+            ``action`` (only the task's basis components that were evaluated), and under strict scoring
+            ``action``, ``handoff`` and ``confirmation``.
         unevaluated: the assertions that were not run.
         db_diff: where the ``db`` check failed, the differing records (``table``, ``key``, ``final``,
             ``gold``; a missing record is None).
@@ -111,19 +132,59 @@ class ScriptedJudge:
         return float(hit if not kind.startswith("not_") else not hit)
 
 
-def _stated(events: Sequence[Mapping[str, Any]], communicate: CommunicateMode) -> list[str]:
-    """The agent messages that may communicate a value: all of them for tau2's substring test; under
-    ``"strict"``, those after the agent's first successful tool call (an answer given before looking
-    anything up is a guess)."""
+def _communicated(
+    task: ServiceTask, events: Sequence[Mapping[str, Any]], communicate: CommunicateMode
+) -> bool:
+    """The COMMUNICATE check. Every agent message counts for tau2's substring test. Under ``"strict"``
+    a value counts only in a message after the agent's first successful tool call (an answer given
+    before looking anything up is a guess) and, on generated tasks, after a successful call matching
+    each group of the value's ``communicate_sources`` (a value stated after an unrelated lookup is a
+    guess too)."""
+    crit = task.criteria
+    messages = [e["text"] for e in events if e["kind"] == "agent"]
     if communicate == "substring":
-        return [e["text"] for e in events if e["kind"] == "agent"]
-    looked = False
-    out = []
+        return communicated(crit.communicate_info, messages, communicate)
+    sources = crit.communicate_sources or [()] * len(crit.communicate_info)
+    eligible: list[set[int]] = [set() for _ in crit.communicate_info]
+    calls: list[tuple[str, Mapping[str, Any]]] = []
+    index = -1
     for e in events:
-        looked = looked or (e["kind"] == "tool" and not e["error"])
-        if looked and e["kind"] == "agent":
-            out.append(e["text"])
-    return out
+        if e["kind"] == "tool" and not e["error"]:
+            calls.append((e["name"], e["arguments"]))
+        elif e["kind"] == "agent":
+            index += 1
+            for value, groups in enumerate(sources):
+                if calls and all(any(a.matches(n, args) for a in g for n, args in calls) for g in groups):
+                    eligible[value].add(index)
+    return communicated(crit.communicate_info, messages, communicate, eligible)
+
+
+def affirms(text: str) -> bool:
+    """Whether a user message agrees to what the agent asked (a yes-word and no negation; inferred)."""
+    low = text.lower()
+    return _AGREE.search(low) is not None and _DECLINE.search(low) is None
+
+
+def confirmed_mutations(events: Sequence[Mapping[str, Any]], mutating: Sequence[str]) -> bool:
+    """Every successful call of a ``mutating`` tool follows its own user confirmation (see the module)."""
+    asked = confirmed = False
+    for e in events:
+        if e["kind"] == "agent":
+            asked = "?" in e["text"]
+        elif e["kind"] == "user":
+            if asked:  # the answer to the agent's question: a yes confirms, anything else withdraws
+                confirmed = affirms(e["text"])
+            asked = False
+        elif e["kind"] == "tool" and not e["error"] and e["name"] in mutating:
+            if not confirmed:
+                return False
+            confirmed = False
+    return True
+
+
+def _matched(task: ServiceTask, events: Sequence[Mapping[str, Any]]) -> bool:
+    calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
+    return all(any(a.matches(n, args) for n, args in calls) for a in task.criteria.actions)
 
 
 def replay_gold(task: ServiceTask, toolkit: type[Toolkit], base: Mapping[str, Any]) -> ServiceDB:
@@ -152,6 +213,7 @@ def evaluate(
     judge: Judge | None,
     seed: int | None = None,
     communicate: CommunicateMode = "substring",
+    scoring: Tau2Scoring = "exact",
 ) -> Outcome:
     """Score a finished episode as tau2 does.
 
@@ -165,6 +227,8 @@ def evaluate(
         judge: the judge for loaded natural-language assertions (None: leave them unevaluated).
         seed: passed to the judge.
         communicate: the COMMUNICATE setting, ``"substring"`` (tau2-exact) or ``"strict"``.
+        scoring: ``"exact"`` (tau2's checks) or ``"strict"`` (also ``action``, ``handoff`` and
+            ``confirmation`` on every task; see the module).
     """
     if not stopped:
         return Outcome(0.0)
@@ -188,10 +252,17 @@ def evaluate(
             tools.assertion(a.func_name, a.arguments) == a.assert_value for a in crit.env_assertions
         )
     if "COMMUNICATE" in basis:
-        checks["communicate"] = communicated(crit.communicate_info, _stated(events, communicate), communicate)
-    if "ACTION" in basis:
-        calls = [(e["name"], e["arguments"]) for e in events if e["kind"] in ("tool", "device")]
-        checks["action"] = all(any(a.matches(n, args) for n, args in calls) for a in crit.actions)
+        checks["communicate"] = _communicated(task, events, communicate)
+    if "ACTION" in basis or scoring == "strict":
+        checks["action"] = _matched(task, events)
+    if scoring == "strict":
+        transferred = any(
+            e["kind"] == "tool" and not e["error"] and e["name"] == TRANSFER_TOOL for e in events
+        )
+        checks["handoff"] = transferred == any(a.name == TRANSFER_TOOL for a in crit.actions)
+        checks["confirmation"] = confirmed_mutations(events, toolkit.WRITE)
+    elif scoring != "exact":
+        raise ValueError(f"scoring must be 'exact' or 'strict', got {scoring!r}")
     if "NL_ASSERTION" in basis and crit.nl_assertions:
         transcript = render_transcript(events)
         if crit.nl_predicates:

@@ -22,7 +22,7 @@ from papergym.envs.service.communicate import CommunicateMode
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
-from papergym.envs.service.evaluation import Outcome, evaluate
+from papergym.envs.service.evaluation import Outcome, Tau2Scoring, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
 from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask
@@ -43,6 +43,8 @@ AGENT_INSTRUCTIONS = (
     '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. The user ends the conversation.'
 )
 """tau2's agent prompt, in papergym's words."""
+CONFIRM = "I am about to call {name} with {arguments}. Do you confirm (yes/no)?"
+"""What the oracle asks before each gold write under ``tau2_scoring="strict"``."""
 
 
 @cache
@@ -141,6 +143,12 @@ class ServiceAgentEnv(TextEnv):
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
     - ``communicate``: ``"strict"`` or ``"substring"`` (tau2's test); default strict on generated
       tasks, substring on ``tau2_data``, so tau2's scores stay exact.
+    - ``tau2_scoring``: ``"exact"`` (default: tau2's own checks, so tau2's scores stay exact) or
+      ``"strict"`` (opt-in, beyond tau2, only with ``tau2_data``): every task also requires its gold
+      actions (``action``), a transfer to a human exactly when the gold transfers (``handoff``) and
+      a user confirmation before every mutating tool call (``confirmation``; see
+      `papergym.envs.service.evaluation`); the oracle then asks for it before each gold write.
+      ``communicate`` then defaults to strict too.
     - ``provenance``: record ``info["provenance"]`` per step (default on; IAPO's rule annotator reads it).
     - ``obs_mode``, ``render_mode``, ``format_penalty``: as `TextEnv`.
 
@@ -186,6 +194,7 @@ class ServiceAgentEnv(TextEnv):
         format_penalty: float = 0.1,
         provenance: bool = True,
         communicate: CommunicateMode | None = None,
+        tau2_scoring: Tau2Scoring = "exact",
     ) -> None:
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         if max_steps < 1 or max_errors < 1:
@@ -202,7 +211,13 @@ class ServiceAgentEnv(TextEnv):
         self.provenance = bool(provenance)
         if communicate not in (None, "strict", "substring"):
             raise ValueError(f"communicate must be 'strict', 'substring' or None, got {communicate!r}")
-        self.communicate: CommunicateMode = communicate or ("substring" if self.tau2_data else "strict")
+        if tau2_scoring not in ("exact", "strict"):
+            raise ValueError(f"tau2_scoring must be 'exact' or 'strict', got {tau2_scoring!r}")
+        if tau2_scoring == "strict" and self.tau2_data is None:
+            raise ValueError("tau2_scoring='strict' scores tau2's own data: pass tau2_data= too")
+        self.tau2_scoring: Tau2Scoring = tau2_scoring
+        exact = self.tau2_data is not None and tau2_scoring == "exact"
+        self.communicate: CommunicateMode = communicate or ("substring" if exact else "strict")
         if self.tau2_data is not None:
             loaded = self._loaded()
             self.splits: tuple[str, ...] = loaded.nonempty_splits()
@@ -210,6 +225,7 @@ class ServiceAgentEnv(TextEnv):
                 raise ValueError(f"tau2_data={self.tau2_data!r} ({self.tau2_task_set} task set) has no tasks")
         else:
             self.splits = ("train", "test")
+        self._confirming: dict[str, tuple[Any, ...]] = {}
         self._s: _State | None = None
         self._bound_user: UserSimulator | None = None
 
@@ -455,6 +471,7 @@ class ServiceAgentEnv(TextEnv):
             judge=self.judge,
             seed=int(self.np_random.integers(2**31)) if self.judge is not None else None,
             communicate=self.communicate,
+            scoring=self.tau2_scoring,
         )
         return Turn(
             text or "[The conversation has ended.]",
@@ -491,7 +508,13 @@ class ServiceAgentEnv(TextEnv):
         return CLOSING
 
     def _plan(self) -> tuple[Any, ...]:
-        return _gold_plan(self._require().task, self._domain())
+        task = self._require().task
+        plan = _gold_plan(task, self._domain())
+        if self.tau2_scoring == "exact":
+            return plan
+        if task.id not in self._confirming:
+            self._confirming[task.id] = _confirming(plan, self._domain().toolkit.WRITE)
+        return self._confirming[task.id]
 
     def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
         """Move the plan on when the action is of the plan step's kind.
@@ -539,6 +562,20 @@ def _gold_plan(task: ServiceTask, domain: Domain) -> tuple[Any, ...]:
     closing = Say(("Here is what you asked for: " + "; ".join(info)) if info else CLOSING)
     task.plan = (*calls, closing)  # cached on the task
     return task.plan
+
+
+def _confirming(plan: tuple[Any, ...], writes: tuple[str, ...]) -> tuple[Any, ...]:
+    """``plan`` with a confirmation question before each call of a ``writes`` tool."""
+    out: list[Any] = []
+    for step in plan:
+        if isinstance(step, Call) and step.name in writes:
+            arguments = json.dumps(
+                {k: v.value if isinstance(v, Lit) else v for k, v in step.arguments.items()}
+            )
+            text = CONFIRM.format(name=step.name, arguments=arguments)
+            out.append(Say(text.replace("{", "{{").replace("}", "}}")))
+        out.append(step)
+    return tuple(out)
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "airline"}, {"domain": "telecom"}]

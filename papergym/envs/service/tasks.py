@@ -82,7 +82,10 @@ class EnvAssertion:
 
 @dataclass(slots=True)
 class Criteria:
-    """tau2's ``EvaluationCriteria``; ``nl_predicates`` (papergym) are the `ScriptedJudge`'s forms."""
+    """tau2's ``EvaluationCriteria``, plus papergym-only fields of generated tasks: ``nl_predicates``, the
+    `ScriptedJudge`'s forms of the assertions; ``communicate_sources``, per ``communicate_info`` value the
+    lookups that show it (groups of alternative calls, one call of each group needed before the value
+    counts as stated; empty for loaded tasks)."""
 
     actions: list[Action] = field(default_factory=list)
     env_assertions: list[EnvAssertion] = field(default_factory=list)
@@ -90,6 +93,7 @@ class Criteria:
     nl_assertions: list[str] = field(default_factory=list)
     reward_basis: tuple[str, ...] = DEFAULT_REWARD_BASIS
     nl_predicates: list[str] = field(default_factory=list)
+    communicate_sources: list[tuple[tuple[Action, ...], ...]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -254,7 +254,7 @@ def book(
             Res("book", ("reservation_id",)),
             total_ref,
         )
-        b.communicate.append(str(total))
+        b.tell(str(total))
         kind = {"direct": "a one-way", "round_trip": "a round-trip", "onestop": "a one-way one-stop"}[trip]
         time = legs[0][0]["scheduled_departure_time_est"]
         back = (

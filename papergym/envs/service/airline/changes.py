@@ -116,7 +116,7 @@ def cancel(kind: str, name: str, *, search: bool = False) -> Build:
             Res("cancel", ("status",)),
             Res("cancel", ("payment_history", 0, "amount")),
         )
-        b.communicate.append(str(paid))
+        b.tell(str(paid))
         opening = f"Hi, I need to cancel my reservation {route}. The reason: {reason}."
         return b.build("", opening, known, f"Cancel the trip {route}; the reason is {reason}.")
 
@@ -269,7 +269,7 @@ def change_date(name: str, pay: str) -> Build:
             Lit(day),
             Res("upd", ("flights", 0, "price")),
         )
-        b.communicate.append(str(flight["dates"][day]["prices"][r["cabin"]]))
+        b.tell(str(flight["dates"][day]["prices"][r["cabin"]]))
         opening = (
             f"Hi, I want to move my flight to {day}, same flight number, paying any difference with my "
             f"{pay.replace('_', ' ')}."
@@ -335,7 +335,7 @@ def change_cabin(name: str, new_cabin: str, from_cabins: tuple[str, ...]) -> Bui
             "upd",
         )
         b.say("Done. The price difference is {0} dollars.", Res("upd", ("payment_history", -1, "amount")))
-        b.communicate.append(str(abs(diff)))
+        b.tell(str(abs(diff)))
         opening = (
             f"Hi, I'd like to change my reservation to {CABIN_WORDS[new_cabin]}, keeping the same flights, "
             "using my credit card."
@@ -399,7 +399,7 @@ def add_bags(name: str, paid: bool) -> Build:
             "upd",
         )
         b.say("Done: the reservation now has {0} checked bags.", Res("upd", ("total_baggages",)))
-        b.communicate.append(f"{total} checked bags")
+        b.tell(f"{total} checked bags")
         opening = (
             f"Hi, I want to add {add} checked bag(s) to my reservation; charge any fee to my credit card."
         )
@@ -446,7 +446,7 @@ def change_passenger(name: str) -> Build:
             "upd",
         )
         b.say("Done: {0} is now on the reservation.", Res("upd", ("passengers", j, "first_name")))
-        b.communicate.append(new["first_name"])
+        b.tell(new["first_name"])
         opening = (
             f"Hi, {old['first_name']} {old['last_name']} cannot travel; "
             f"{new['first_name']} {new['last_name']} "

@@ -60,7 +60,7 @@ def _info(kind: str, name: str) -> Build:
                 "get_flight_status", {"flight_number": seg["flight_number"], "date": seg["date"]}, None, "st"
             )
             b.say(f"Flight {seg['flight_number']} on {seg['date']} is " + "{0}.", Res("st"))
-            b.communicate.append(status)
+            b.tell(status)
             return b.build(
                 "", f"Hi, what is the status of flight {seg['flight_number']} on {seg['date']}?", ""
             )
@@ -68,7 +68,7 @@ def _info(kind: str, name: str) -> Build:
             code, city = rng.choice(AIRPORTS)
             b.call("list_all_airports", {}, None, "ap")
             b.say(f"The airport code for {city} is " + "{0}.", Res("ap", (Match({"city": city}), "iata")))
-            b.communicate.append(code)
+            b.tell(code)
             return b.build("", f"Hi, what is the airport code for {city}?", "")
         user = world.user(rng.choice(world.users[split]))
         if kind in ("gift_card", "certificate"):
@@ -81,7 +81,7 @@ def _info(kind: str, name: str) -> Build:
                 Res("user", ("payment_methods", Match({"source": kind}), "id")),
                 Res("user", ("payment_methods", Match({"source": kind}), "amount")),
             )
-            b.communicate.append(str(method["amount"]))
+            b.tell(str(method["amount"]))
             return b.build("", f"Hi, how much is left on my {kind.replace('_', ' ')}?", known)
         active = [x for x in user["reservations"] if world.reservation(x)["status"] is None]
         if not active:
@@ -95,7 +95,7 @@ def _info(kind: str, name: str) -> Build:
                 Sum((Res("res", ("payment_history", "*", "amount")),)),
                 Res("res", ("reservation_id",)),
             )
-            b.communicate.append(str(sum(p["amount"] for p in r["payment_history"])))
+            b.tell(str(sum(p["amount"] for p in r["payment_history"])))
             return b.build("", "Hi, how much did I pay in total for my reservation?", known)
         if kind == "passengers":
             b.say(
@@ -103,7 +103,7 @@ def _info(kind: str, name: str) -> Build:
                 Res("res", ("reservation_id",)),
                 Count(Res("res", ("passengers",))),
             )
-            b.communicate.append(f"{len(r['passengers'])} passenger")
+            b.tell(f"{len(r['passengers'])} passenger")
             return b.build("", "Hi, how many passengers are on my reservation?", known)
         # kind == "bags"
         b.say(
@@ -111,7 +111,7 @@ def _info(kind: str, name: str) -> Build:
             Res("res", ("reservation_id",)),
             Res("res", ("total_baggages",)),
         )
-        b.communicate.append(f"{r['total_baggages']} checked bag")
+        b.tell(f"{r['total_baggages']} checked bag")
         return b.build("", "Hi, how many checked bags are on my reservation?", known)
 
     return build
@@ -145,7 +145,7 @@ def _seats(name: str) -> Build:
             Res("s", (where, "available_seats", cabin)),
             Res("s", (where, "prices", cabin)),
         )
-        b.communicate.append(str(flight["dates"][day]["prices"][cabin]))
+        b.tell(str(flight["dates"][day]["prices"][cabin]))
         opening = (
             f"Hi, how many {CABIN_WORDS[cabin]} seats are left on the flight from {flight['origin']} to "
             f"{flight['destination']} leaving at {time} on {day}, and at what price?"
@@ -229,7 +229,7 @@ def _compensate(name: str, grant: bool) -> Build:
             "cert",
         )
         b.say("Done: {0}", Res("cert"))
-        b.communicate.append(str(amount))
+        b.tell(str(amount))
         return b.build("", opening, known, "Accept a travel certificate as compensation.")
 
     return build
@@ -290,7 +290,7 @@ def _delayed_cancel(name: str) -> Build:
             "cert",
         )
         b.say("Done: {0}", Res("cert"))
-        b.communicate.append(str(rate * n))
+        b.tell(str(rate * n))
         opening = (
             f"Hi, my flight {seg['flight_number']} on {seg['date']} is delayed. I want to cancel my "
             "reservation, and I'd like compensation for the delay."

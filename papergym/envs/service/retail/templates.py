@@ -70,7 +70,7 @@ def _cancel(by_name_search: bool, reason: str, name: str) -> Build:
             oid,
             Res("cancel", ("status",)),
         )
-        b.communicate.append("cancelled")
+        b.tell("cancelled")
         return b.build("", opening, known, f"{goal}, because it is {reason}.")
 
     return build
@@ -136,7 +136,7 @@ def _return(to_gift_card: bool, all_items: bool, search: bool, name: str) -> Bui
             "The return is requested; the order status is now {0}. An email explains how to send the items.",
             Res("ret", ("status",)),
         )
-        b.communicate.append("return requested")
+        b.tell("return requested")
         what = "everything in" if all_items else f"the {names[0]} from"
         opening = f"Hi, I'd like to return {what} an order I received, with the refund to {where}."
         return b.build("", opening, known, f"You want to return {', '.join(names)}; refund to {where}.")
@@ -218,7 +218,7 @@ def _exchange(n_items: int, pay: str, name: str, *, pending: bool = False) -> Bu
             "x",
         )
         b.say("Done: the order status is now {0}.", Res("x", ("status",)))
-        b.communicate.append("pending (item modified)" if pending else "exchange requested")
+        b.tell("pending (item modified)" if pending else "exchange requested")
         kind = "pending" if pending else "delivered"
         opening = (
             f"Hi! For one of my {kind} orders I want to {verb} {wanted}. Use {phrase} for any difference."
@@ -277,7 +277,7 @@ def _address_change(target: str, name: str) -> Build:
                 Res("oa", ("order_id",)),
                 Res("oa", ("address", "address1")),
             )
-        b.communicate.append(address["address1"])
+        b.tell(address["address1"])
         if target == "order_default":
             opening = (
                 "Hi, my pending order has a wrong shipping address; please ship it to my default address."
@@ -326,7 +326,7 @@ def _payment_change(source: str, name: str) -> Build:
             Res("pay", ("order_id",)),
             ref,
         )
-        b.communicate.append(method["id"])
+        b.tell(method["id"])
         return b.build(
             "", f"Hi! I'd like to pay for my pending order with {method_phrase(method)} instead.", known
         )
@@ -366,6 +366,7 @@ def _two(first: Build, second: Build, name: str) -> Build:
                 b.facts["second order id"] = c.script.facts["order id"]
             b.requests = [c.reason_for_call]
             b.communicate = a.criteria.communicate_info + c.criteria.communicate_info
+            b.sources = a.criteria.communicate_sources + c.criteria.communicate_sources
             b.nl = list(
                 zip(
                     a.criteria.nl_assertions + c.criteria.nl_assertions,

@@ -39,7 +39,7 @@ def info_template(kind: str, name: str) -> Build:
         if kind == "count":
             n = len(user["orders"])
             b.say("You have {0} orders with us.", Count(Res("user", ("orders",))))
-            b.communicate.append(f"{n} orders")
+            b.tell(f"{n} orders")
             return b.build("", "Hi, how many orders have I placed with your store?", known)
         if kind == "gift_card":
             cards = [m for m in user["payment_methods"].values() if m["source"] == "gift_card"]
@@ -49,12 +49,12 @@ def info_template(kind: str, name: str) -> Build:
                 "Your gift card balance is ${0}.",
                 Res("user", ("payment_methods", Match({"source": "gift_card"}), "balance")),
             )
-            b.communicate.append(f"{cards[0]['balance']:.2f}")
+            b.tell(f"{cards[0]['balance']:.2f}")
             return b.build("", "Hi, what is the balance left on my gift card?", known)
         ask_order(b, order["order_id"])
         if kind == "status":
             b.say("Your order {0} is currently {1}.", Res("order", ("order_id",)), Res("order", ("status",)))
-            b.communicate.append(order["status"])
+            b.tell(order["status"])
             b.assertion("The agent tells the user the status of their order.", f"said:{order['status']}")
             return b.build("", "Hi, could you tell me the status of my order?", known)
         if kind == "tracking":
@@ -63,7 +63,7 @@ def info_template(kind: str, name: str) -> Build:
                 Res("order", ("order_id",)),
                 Res("order", ("fulfillments", 0, "tracking_id", 0)),
             )
-            b.communicate.append(order["fulfillments"][0]["tracking_id"][0])
+            b.tell(order["fulfillments"][0]["tracking_id"][0])
             return b.build("", "Hi, I need the tracking number of my order.", known)
         if kind == "total":
             prices = [i["price"] for i in order["items"]]
@@ -80,7 +80,7 @@ def info_template(kind: str, name: str) -> Build:
                 "calc",
             )
             b.say("The items of your order add up to ${0}.", Res("calc"))
-            b.communicate.append(str(round(evaluate_arithmetic(expression), 2)))
+            b.tell(str(round(evaluate_arithmetic(expression), 2)))
             return b.build("", "Hi, what is the total price of the items in my order?", known)
         if kind == "payment":
             method_id = order["payment_history"][0]["payment_method_id"]
@@ -92,7 +92,7 @@ def info_template(kind: str, name: str) -> Build:
                     ("payment_methods", Res("order", ("payment_history", 0, "payment_method_id")), "id"),
                 ),
             )
-            b.communicate.append(method_id)
+            b.tell(method_id)
             return b.build("", "Hi, which payment method did I use for my order?", known)
         # kind == "variant_price": the price of another option of a product in the order
         item = rng.choice(order["items"])
@@ -111,7 +111,7 @@ def info_template(kind: str, name: str) -> Build:
             Lit(options_text(variant["options"])),
             Res("prod", ("variants", Match({"options": variant["options"]}), "price")),
         )
-        b.communicate.append(f"{variant['price']:.2f}")
+        b.tell(f"{variant['price']:.2f}")
         return b.build(
             "",
             f"Hi, how much would the {item['name']} from my order cost with "
@@ -163,7 +163,7 @@ def refuse_template(kind: str, name: str) -> Build:
                 Res("order", ("order_id",)),
                 Res("order", ("status",)),
             )
-            b.communicate.append(status)
+            b.tell(status)
             verb = {
                 "cancel_delivered": "cancel",
                 "cancel_processed": "cancel",

@@ -4,7 +4,8 @@ tau2 stores the carrier's database as ``db.toml`` (arrays of tables: ``[[custome
 ``[[plans]]``, ``[[devices]]``, ``[[bills]]``) and the user's phone as ``user_db.toml`` (``[device]``,
 optionally ``[surroundings]``). `load_telecom_toml` turns them into papergym's tables keyed by id
 (`papergym.envs.service.db.ServiceDB`'s shape), with the phone under ``device/phone`` and the
-surroundings under ``surroundings/user``.
+surroundings under ``surroundings/user``. Both databases hold their records in tau2's serialized form
+(`papergym.envs.service.telecom.schema`), so tools show them as tau2 does.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from papergym.core.errors import DependencyNotInstalled
 from papergym.envs.service.telecom.device import user_tables
+from papergym.envs.service.telecom.schema import tau2_tables
 
 N_CUSTOMERS = 150
 """Customers in the generated database (inferred; tau2's file has 4, its task generator builds more)."""
@@ -185,7 +187,7 @@ def generate_telecom_db(seed: int, n_customers: int = N_CUSTOMERS) -> dict[str, 
             "email": f"{first.lower()}.{last.lower()}{c}@example.com",
             "phone_number": db["lines"][line_ids[0]]["phone_number"],
             "account_status": "Active",
-            "created_at": "2023-05-01T09:00:00",
+            "created_at": "2023-05-01 09:00:00",
             "goodwill_credit_used_this_year": 0.0,
             "line_ids": line_ids,
             "bill_ids": bill_ids,
@@ -203,7 +205,7 @@ def generate_telecom_db(seed: int, n_customers: int = N_CUSTOMERS) -> dict[str, 
                 "zip_code": zip_code,
             },
         }
-    return {**db, **user_tables()}
+    return {**tau2_tables(db), **user_tables()}
 
 
 @dataclass(frozen=True)
@@ -255,8 +257,7 @@ def load_telecom_toml(folder: str | Path) -> dict[str, Any]:
         if missing:
             raise ValueError(f"{path / 'db.toml'}: [[{table}]] entries {missing[:5]} lack {key!r}")
         db[table] = _keyed(records, key)
-    for bill in db["bills"].values():
-        bill.setdefault("line_items", [])
+    db = tau2_tables(db)
     user: dict[str, Any] = {}
     if (path / "user_db.toml").is_file():
         with open(path / "user_db.toml", "rb") as f:

@@ -17,9 +17,8 @@ MMSC URL, and the messaging app's SMS and storage permissions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
-from papergym.core.tool_calls import ToolError
 from papergym.envs.service.db import ServiceDB
 
 DEFAULT_APN: dict[str, Any] = {
@@ -64,6 +63,37 @@ DEFAULT_DEVICE: dict[str, Any] = {
     },
 }
 """tau2's default phone (``user_db.toml``)."""
+DEFAULT_VPN: dict[str, Any] = {
+    "server_address": "192.168.1.1",
+    "protocol": "OpenVPN",
+    "server_performance": "excellent",
+}
+"""The VPN a ``connect_vpn`` connects to (tau2's default VPN details)."""
+
+
+class _Enum(str):
+    """A value shown as tau2 shows an enum member inside a dict (its Python repr)."""
+
+    def __new__(cls, enum: str, value: str) -> _Enum:
+        new = super().__new__(cls, value)
+        new.enum = enum
+        return new
+
+    def __repr__(self) -> str:
+        return f"<{self.enum}.{str(self).upper()}: {str.__repr__(self)}>"
+
+
+class APNSettings(TypedDict, total=False):
+    """The fields ``set_apn_settings`` takes (tau2's ``APNSettings``; one left out takes its default)."""
+
+    apn_name: Literal["internet", "broken"]
+    reset_at_reboot: bool
+    mms_apn: str | None
+    mmsc_url: str | None
+    mms_proxy: str | None
+    mms_port: int | None
+
+
 DEFAULT_SURROUNDINGS: dict[str, Any] = {
     "name": None,
     "phone_number": None,
@@ -73,7 +103,22 @@ DEFAULT_SURROUNDINGS: dict[str, Any] = {
 MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
 _SPEED = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0), "none": (0.0, 0.0)}
 _SIGNAL = {"poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0, "none": 0.0}
-_BARS = {"none": "No Signal", "poor": "1 bar", "fair": "2 bars", "good": "3 bars", "excellent": "4 bars"}
+_BARS = {
+    "none": "📵 No Signal",
+    "poor": "📶¹ Poor",
+    "fair": "📶² Fair",
+    "good": "📶³ Good",
+    "excellent": "📶⁴ Excellent",
+}
+"""The status bar's signal icon per strength (tau2's status bar)."""
+_ADVICE = {
+    "Very Poor": "Connection is very slow. Basic web browsing might be difficult.",
+    "Poor": "Connection is slow. Web browsing may be sluggish, streaming difficult.",
+    "Fair": "Connection is okay for web browsing and some standard definition streaming.",
+    "Good": "Connection is good for most activities, including HD streaming.",
+    "Excellent": "Connection is very fast.",
+}
+"""The sentence tau2's speed test adds to each speed band."""
 
 
 def user_tables(device: dict[str, Any] | None = None, surroundings: dict[str, Any] | None = None) -> dict:
@@ -104,47 +149,23 @@ class DeviceTools:
         "check_data_restriction_status",
         "toggle_data_saver_mode",
         "check_apn_settings",
+        "set_apn_settings",
         "reset_apn_settings",
         "check_wifi_status",
         "toggle_wifi",
         "check_wifi_calling_status",
         "toggle_wifi_calling",
         "check_vpn_status",
+        "connect_vpn",
         "disconnect_vpn",
+        "check_installed_apps",
+        "check_app_status",
         "check_app_permissions",
         "grant_app_permission",
         "can_send_mms",
         "reboot_device",
         "check_payment_request",
         "make_payment",
-    )
-    DEVICE_HIDDEN: tuple[str, ...] = (
-        "set_user_info",
-        "set_user_location",
-        "turn_airplane_mode_on",
-        "turn_data_off",
-        "turn_roaming_on",
-        "turn_roaming_off",
-        "turn_data_saver_mode_on",
-        "unseat_sim_card",
-        "lock_sim_card",
-        "break_apn_settings",
-        "break_apn_mms_setting",
-        "break_vpn",
-        "remove_app_permission",
-        "set_wifi_calling",
-        "simulate_network_search",
-    )
-    DEVICE_ASSERTIONS: tuple[str, ...] = (
-        "assert_airplane_mode_status",
-        "assert_service_status",
-        "assert_mobile_data_status",
-        "assert_mobile_roaming_status",
-        "assert_mobile_data_saver_mode_status",
-        "assert_internet_speed",
-        "assert_internet_not_excellent",
-        "assert_can_send_mms",
-        "assert_mobile_data_usage_exceeded",
     )
 
     # ------------------------------------------------------------------ state
@@ -256,21 +277,21 @@ class DeviceTools:
         phone = self.phone
         parts = []
         if phone["airplane_mode"]:
-            parts.append("Airplane Mode")
+            parts.append("✈️ Airplane Mode")
         else:
-            parts.append(_BARS.get(phone["network_signal_strength"], "No Signal"))
+            parts.append(_BARS.get(phone["network_signal_strength"], "📵 No Signal"))
             tech = phone["network_technology_connected"]
             if tech != "none":
                 parts.append(tech)
             if phone["data_enabled"] and tech != "none":
-                parts.append("Data Enabled" + (" | Data Saver" if phone["data_saver_mode"] else ""))
+                parts += ["📱 Data Enabled", *(["🔽 Data Saver"] if phone["data_saver_mode"] else [])]
             else:
-                parts.append("Data Disabled")
+                parts.append("📵 Data Disabled")
         if phone["wifi_enabled"] and phone["wifi_connected"]:
-            parts.append(f"Wi-Fi {phone['wifi_ssid'] or 'connected'}")
+            parts.append(f"📡 Connected to {phone['wifi_ssid']}" if phone["wifi_ssid"] else "📡 Enabled")
         if phone["vpn_connected"]:
-            parts.append("VPN Connected")
-        parts.append(f"Battery {phone['battery_level']}%")
+            parts.append("🔒 VPN Connected")
+        parts.append(f"🔋 {phone['battery_level']}%")
         return "Status Bar: " + " | ".join(parts)
 
     def _after(self, text: str) -> str:
@@ -298,6 +319,8 @@ class DeviceTools:
                 f"Mobile Data Enabled: {yes(p['data_enabled'])}",
                 f"Data Roaming Enabled: {yes(p['roaming_enabled'])}",
                 f"Wi-Fi Radio: {'ON' if p['wifi_enabled'] else 'OFF'}",
+                f"Wi-Fi Connected: {yes(p['wifi_connected'])}",
+                *([f"Connected Wi-Fi Network: {p['wifi_ssid']}"] if p["wifi_connected"] else []),
             ]
         )
 
@@ -310,7 +333,7 @@ class DeviceTools:
         speed, desc = self._speed()
         if speed is None:
             return f"Speed test failed: {desc}."
-        return f"Speed Test Result: {speed:.2f} Mbps ({desc})."
+        return f"Speed Test Result: {speed:.2f} Mbps ({desc}). {_ADVICE[desc]}"
 
     def check_sim_status(self) -> str:
         """Shows whether the SIM card is active, missing, or locked by PIN or PUK."""
@@ -323,19 +346,30 @@ class DeviceTools:
 
     def check_data_restriction_status(self) -> str:
         """Shows whether Data Saver mode is on."""
-        return f"Data Saver mode is {'ON' if self.phone['data_saver_mode'] else 'OFF'}."
+        return (
+            "Data Saver mode is ON (limits data usage)."
+            if self.phone["data_saver_mode"]
+            else "Data Saver mode is OFF."
+        )
 
     def check_apn_settings(self) -> str:
         """Shows the APN name and the MMSC URL."""
         apn = self.phone["active_apn_settings"]
-        return f"Current APN Name: {apn['apn_name']}\nMMSC URL (for picture messages): {apn.get('mmsc_url')}"
+        return (
+            f"Current APN Name: {apn['apn_name'] or 'Not Set'}\n"
+            f"MMSC URL (for picture messages): {apn.get('mmsc_url') or 'Not Set'}\n"
+            "(These are technical settings, usually best left unchanged.)"
+        )
 
     def check_wifi_status(self) -> str:
         """Shows whether Wi-Fi is on and connected."""
         p = self.phone
         if not p["wifi_enabled"]:
             return "Wi-Fi is turned OFF."
-        return f"Wi-Fi is ON and connected to '{p['wifi_ssid']}'." if p["wifi_connected"] else "Wi-Fi is ON."
+        if p["wifi_connected"]:
+            signal = p["wifi_signal_strength"]
+            return f"Wi-Fi is ON and connected to '{p['wifi_ssid']}'. Signal strength: {signal}."
+        return "Wi-Fi is ON but not connected to any network."
 
     def check_wifi_calling_status(self) -> str:
         """Shows whether Wi-Fi Calling is on."""
@@ -345,10 +379,21 @@ class DeviceTools:
         """Shows whether a VPN is connected."""
         p = self.phone
         if p["vpn_connected"]:
-            return f"VPN is ON and connected. Details: {p.get('vpn_details')}"
-        return (
-            "VPN is turned ON in settings, but not connected." if p["vpn_enabled_setting"] else "VPN is OFF."
-        )
+            details = p.get("vpn_details")
+            if not details:
+                return "VPN is ON and connected (no specific details available)."
+            shown = {
+                **details,
+                "server_performance": _Enum("PerformanceLevel", details["server_performance"]),
+            }
+            return f"VPN is ON and connected. Details: {shown}"
+        if p["vpn_enabled_setting"]:
+            return "VPN is turned ON in settings, but currently not connected."
+        return "VPN is turned OFF."
+
+    def _granted(self, app_name: str) -> list[str] | None:
+        app = self.phone["app_statuses"].get(app_name)
+        return None if app is None else [k for k, v in app["permissions"].items() if v]
 
     def check_app_permissions(self, app_name: str) -> str:
         """Shows the permissions granted to an app.
@@ -356,11 +401,32 @@ class DeviceTools:
         Args:
             app_name: The app, e.g. 'messaging' or 'browser'.
         """
-        app = self.phone["app_statuses"].get(app_name)
-        if app is None:
+        granted = self._granted(app_name)
+        if granted is None:
             return f"App '{app_name}' not found on this phone."
-        granted = [k for k, v in app["permissions"].items() if v]
-        return f"App '{app_name}' has permission for: {', '.join(granted) or 'nothing'}."
+        if not granted:
+            return f"App '{app_name}' currently has no permissions granted."
+        return f"App '{app_name}' has permission for: {', '.join(granted)}."
+
+    def check_installed_apps(self) -> str:
+        """Lists the names of the apps installed on the phone."""
+        return f"The following apps are installed on the phone: {', '.join(self.phone['app_statuses'])}"
+
+    def check_app_status(self, app_name: str) -> str:
+        """Shows the details of one app: the permissions it has been granted.
+
+        Args:
+            app_name: The app, e.g. 'messaging' or 'browser'.
+        """
+        granted = self._granted(app_name)
+        if granted is None:
+            return f"App '{app_name}' not found on this phone."
+        lines = [f"Status for App: {app_name}"]
+        if granted:
+            lines += [" - Permissions Granted:", *(f"   - {k}" for k in granted)]
+        else:
+            lines.append(" - Permissions: None granted.")
+        return "\n".join(lines)
 
     def can_send_mms(self) -> str:
         """Checks whether the messaging app can send MMS (picture) messages."""
@@ -382,7 +448,8 @@ class DeviceTools:
             mode: The network mode.
         """
         if mode not in MODES:
-            raise ToolError(f"'{mode}' is not a valid network mode; use one of {', '.join(MODES)}")
+            text = f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: "
+            return self._after(text + ", ".join(MODES))
         self._set(network_mode_preference=mode)
         self.simulate_network_search()
         return self._after(f"Preferred Network Mode set to: {mode}")
@@ -406,12 +473,14 @@ class DeviceTools:
         """Turns mobile data ON or OFF."""
         on = not self.phone["data_enabled"]
         self._set(data_enabled=on)
+        self.simulate_network_search()
         return self._after(f"Mobile Data is now {'ON' if on else 'OFF'}.")
 
     def toggle_roaming(self) -> str:
         """Turns data roaming ON or OFF on the phone."""
         on = not self.phone["roaming_enabled"]
         self._set(roaming_enabled=on)
+        self.simulate_network_search()
         return self._after(f"Data Roaming is now {'ON' if on else 'OFF'}.")
 
     def toggle_data_saver_mode(self) -> str:
@@ -420,10 +489,22 @@ class DeviceTools:
         self._set(data_saver_mode=on)
         return self._after(f"Data Saver Mode is now {'ON' if on else 'OFF'}.")
 
+    def set_apn_settings(self, apn_settings: APNSettings) -> str:
+        """Replaces the phone's APN settings (fields left out take the carrier default), then searches
+        for the network again.
+
+        Args:
+            apn_settings: The new settings: apn_name ('internet'), mms_apn, mmsc_url, mms_proxy, mms_port.
+        """
+        self._set(active_apn_settings={**DEFAULT_APN, **apn_settings})
+        self.simulate_network_search()
+        return self._after(f"APN settings set to: {self.phone['active_apn_settings']['apn_name']}")
+
     def reset_apn_settings(self) -> str:
         """Resets the APN settings to the carrier defaults at the next reboot."""
         apn = self.db.edit("device", "phone")["active_apn_settings"]
         self.db.set(apn, "reset_at_reboot", True)
+        self.simulate_network_search()
         return self._after("APN settings will reset at reboot.")
 
     def toggle_wifi(self) -> str:
@@ -442,11 +523,19 @@ class DeviceTools:
         self._set(wifi_calling_enabled=on)
         return self._after(f"Wi-Fi Calling is now {'ON' if on else 'OFF'}.")
 
+    def connect_vpn(self) -> str:
+        """Connects the phone's VPN (Virtual Private Network)."""
+        if self.phone["vpn_connected"]:
+            return "VPN already connected."
+        self._set(vpn_connected=True, vpn_details=dict(DEFAULT_VPN))
+        return self._after("VPN connected successfully.")
+
     def disconnect_vpn(self) -> str:
         """Disconnects the VPN."""
-        was = bool(self.phone["vpn_connected"])
+        if not self.phone["vpn_connected"]:
+            return self._after("No active VPN connection to disconnect.")
         self._set(vpn_connected=False, vpn_details=None)
-        return self._after("VPN disconnected successfully." if was else "No active VPN connection.")
+        return self._after("VPN disconnected successfully.")
 
     def grant_app_permission(self, app_name: str, permission: str) -> str:
         """Grants a permission ('sms', 'storage', 'phone' or 'network') to an app.
@@ -456,11 +545,18 @@ class DeviceTools:
             permission: The permission to grant.
         """
         app = self.phone["app_statuses"].get(app_name)
-        if app is None or permission not in app["permissions"]:
-            raise ToolError(f"Cannot grant '{permission}' to app '{app_name}'.")
+        permission = permission.lower()
+        if app is None:
+            return self._after(f"Error. App '{app_name}' not found. Cannot grant permission.")
+        if permission not in app["permissions"]:
+            known = list(app["permissions"])
+            text = (
+                f"Permission '{permission}' not tracked for app '{app_name}', available permissions: {known}"
+            )
+            return self._after(f"Error. {text}")
         perms = self.db.edit("device", "phone")["app_statuses"][app_name]["permissions"]
         self.db.set(perms, permission, True)
-        return self._after(f"Permission '{permission}' granted to app '{app_name}'.")
+        return self._after(f"Success. Permission '{permission}' granted to app '{app_name}'.")
 
     def reboot_device(self) -> str:
         """Restarts the phone (applies a pending APN reset and searches for the network again)."""
@@ -479,105 +575,3 @@ class DeviceTools:
             return "You do not have a payment request."
         self.db.set(self.db.edit("bills", bill["bill_id"]), "status", "Paid")
         return f"Payment of {bill['total_due']} USD has been made for bill {bill['bill_id']}."
-
-    # ------------------------------------------------------------------ initialization (tau2's)
-    def set_user_info(self, name: str, phone_number: str) -> str:
-        """Set the user's name and phone number, and search for the network."""
-        place = self.db.edit("surroundings", "user")
-        self.db.set(place, "name", name)
-        self.db.set(place, "phone_number", phone_number)
-        self.simulate_network_search()
-        return "User info set."
-
-    def set_user_location(self, abroad: bool) -> str:
-        """Put the user abroad or at home."""
-        self.db.set(self.db.edit("surroundings", "user"), "is_abroad", bool(abroad))
-        return "Location set."
-
-    def turn_airplane_mode_on(self) -> str:
-        if not self.phone["airplane_mode"]:
-            self.toggle_airplane_mode()
-        return "Airplane Mode is now ON."
-
-    def turn_data_off(self) -> str:
-        self._set(data_enabled=False)
-        return "Data connection broken."
-
-    def turn_roaming_on(self) -> str:
-        self._set(roaming_enabled=True)
-        return "Data Roaming is now ON."
-
-    def turn_roaming_off(self) -> str:
-        self._set(roaming_enabled=False)
-        return "Data Roaming is now OFF."
-
-    def turn_data_saver_mode_on(self) -> str:
-        self._set(data_saver_mode=True)
-        return "Data Saver Mode is now ON."
-
-    def unseat_sim_card(self) -> str:
-        self._set(sim_card_missing=True)
-        self.simulate_network_search()
-        return "SIM card un-seated."
-
-    def lock_sim_card(self, mode: str) -> str:
-        self._set(sim_card_status="locked_pin" if mode == "pin" else "locked_puk")
-        self.simulate_network_search()
-        return f"SIM card locked in {mode} mode."
-
-    def break_apn_settings(self) -> str:
-        apn = self.db.edit("device", "phone")["active_apn_settings"]
-        self.db.set(apn, "apn_name", "broken")
-        self.simulate_network_search()
-        return "APN settings broken."
-
-    def break_apn_mms_setting(self) -> str:
-        apn = self.db.edit("device", "phone")["active_apn_settings"]
-        self.db.set(apn, "mmsc_url", None)
-        return "APN MMS setting broken."
-
-    def break_vpn(self) -> str:
-        details = {"server_address": "192.168.1.1", "protocol": "OpenVPN", "server_performance": "poor"}
-        self._set(vpn_enabled_setting=True, vpn_connected=True, vpn_details=details)
-        return "VPN connection broken."
-
-    def remove_app_permission(self, app_name: str, permission: str) -> str:
-        perms = self.db.edit("device", "phone")["app_statuses"][app_name]["permissions"]
-        self.db.set(perms, permission, False)
-        return f"Permission '{permission}' removed from app '{app_name}'."
-
-    def set_wifi_calling(self, enabled: bool, mms_over_wifi: bool | None = None) -> str:
-        self._set(wifi_calling_enabled=bool(enabled))
-        if mms_over_wifi is not None:
-            self._set(wifi_calling_mms_over_wifi=bool(mms_over_wifi))
-        return "Wi-Fi Calling set."
-
-    # ------------------------------------------------------------------ assertions (tau2's)
-    def assert_airplane_mode_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["airplane_mode"]) == expected_status
-
-    def assert_service_status(self, expected_status: str) -> bool:
-        return self.phone["network_connection_status"] == expected_status
-
-    def assert_mobile_data_status(self, expected_status: bool) -> bool:
-        return self._data_working() == expected_status
-
-    def assert_mobile_roaming_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["roaming_enabled"]) == expected_status
-
-    def assert_mobile_data_saver_mode_status(self, expected_status: bool) -> bool:
-        return bool(self.phone["data_saver_mode"]) == expected_status
-
-    def assert_internet_speed(self, expected_speed: float, expected_desc: str | None = None) -> bool:
-        speed, desc = self._speed()
-        ok = (speed or 0.0) >= expected_speed
-        return ok if expected_desc is None else ok and desc.lower() == expected_desc.lower()
-
-    def assert_internet_not_excellent(self) -> bool:
-        return self._speed()[1].lower() != "excellent"
-
-    def assert_can_send_mms(self, expected_status: bool) -> bool:
-        return self._mms_ok() == expected_status
-
-    def assert_mobile_data_usage_exceeded(self, expected_status: bool) -> bool:
-        return self._data_exceeded() == expected_status

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from papergym.envs.service.domain import ToolError, Toolkit
-from papergym.envs.service.telecom.device import DeviceTools
+from papergym.envs.service.telecom.device_setup import PhoneSetup
 
 TODAY = "2025-02-25"
 """The fixed date of the generated world (inferred; tau2 uses the wall clock)."""
 _ID_KINDS = {"C": "customers", "L": "lines", "D": "devices", "B": "bills", "P": "plans"}
 
 
-class TelecomTools(DeviceTools, Toolkit):
+class TelecomTools(PhoneSetup, Toolkit):
     """tau2's telecom toolkit: customers, lines, plans, bills and data usage; plus the user's device tools
     (in ``USER``, operated only by the user simulator) and tau2's initialization and assertion functions."""
 
@@ -39,9 +39,9 @@ class TelecomTools(DeviceTools, Toolkit):
         "refuel_data",
     )
     GENERIC = ("transfer_to_human_agents",)
-    HIDDEN = (*DeviceTools.DEVICE_HIDDEN, "set_data_usage", "suspend_line_for_overdue_bill")
+    HIDDEN = (*PhoneSetup.DEVICE_HIDDEN, "set_data_usage", "suspend_line_for_overdue_bill")
     ASSERTIONS = (
-        *DeviceTools.DEVICE_ASSERTIONS,
+        *PhoneSetup.DEVICE_ASSERTIONS,
         "assert_data_refueling_amount",
         "assert_line_status",
         "assert_line_roaming",
@@ -152,11 +152,11 @@ class TelecomTools(DeviceTools, Toolkit):
         """
         line = self._target_line(customer_id, line_id)
         plan = self._plan(line["plan_id"])
-        return {
+        return {  # tau2 shows the numbers of a returned dict as strings
             "line_id": line_id,
-            "data_used_gb": line["data_used_gb"],
-            "data_limit_gb": plan["data_limit_gb"],
-            "data_refueling_gb": line["data_refueling_gb"],
+            "data_used_gb": str(line["data_used_gb"]),
+            "data_limit_gb": str(plan["data_limit_gb"]),
+            "data_refueling_gb": str(line["data_refueling_gb"]),
             "cycle_end_date": "2025-02-28",
         }
 
@@ -246,17 +246,18 @@ class TelecomTools(DeviceTools, Toolkit):
             gb_amount: Amount of data to add in gigabytes.
         """
         line = self._target_line(customer_id, line_id)
+        gb_amount = float(gb_amount)
         if gb_amount <= 0:
             raise ToolError("Refuel amount must be positive")
-        plan = self._plan(line["plan_id"])
-        charge = round(gb_amount * plan["data_refueling_price_per_gb"], 2)
+        price = self._plan(line["plan_id"])["data_refueling_price_per_gb"]
+        charge = gb_amount * price
         line = self._target_line(customer_id, line_id, edit=True)
-        self.db.set(line, "data_refueling_gb", round(line["data_refueling_gb"] + gb_amount, 4))
-        self._charge(customer_id, charge, f"Data refueling: {gb_amount} GB for line {line['phone_number']}")
-        return {
+        self.db.set(line, "data_refueling_gb", line["data_refueling_gb"] + gb_amount)
+        self._charge(customer_id, charge, f"Data refueling: {gb_amount} GB at ${price}/GB")
+        return {  # tau2 shows the numbers of a returned dict as strings
             "message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
-            "new_data_refueling_gb": line["data_refueling_gb"],
-            "charge": charge,
+            "new_data_refueling_gb": str(line["data_refueling_gb"]),
+            "charge": str(charge),
         }
 
     def _charge(self, customer_id: str, amount: float, description: str) -> None:
@@ -285,9 +286,12 @@ class TelecomTools(DeviceTools, Toolkit):
             )
             self.db.append(customer["bill_ids"], draft)
         bill = self.db.edit("bills", draft)
-        item = {"description": description, "amount": amount, "date": TODAY, "item_type": "Charge"}
-        self.db.append(bill["line_items"], item)
-        self.db.set(bill, "total_due", round(bill["total_due"] + amount, 2))
+        kind = "Credit" if amount < 0 else "Charge"
+        self.db.append(
+            bill["line_items"],
+            {"description": description, "amount": amount, "date": TODAY, "item_type": kind},
+        )
+        self.db.set(bill, "total_due", bill["total_due"] + amount)
 
     def transfer_to_human_agents(self, summary: str) -> str:
         """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user
