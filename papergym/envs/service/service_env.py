@@ -158,6 +158,13 @@ class ServiceAgentEnv(TextEnv):
     ## Version History
     - v0: retail and airline (generated and tau2 data); telecom (the user's own phone, tau2 TOML data);
       per-step ``info["provenance"]`` for IAPO's influence credit.
+    - v0 (2026-12-04, unreleased, so no version bump; results from earlier commits are not comparable):
+      generated tasks score COMMUNICATE strictly (one value per slot, ``communicate="strict"``; tau2's
+      substring rule only with ``tau2_data``) and a stated value counts only after a successful lookup that
+      shows it (``Criteria.communicate_sources``); refusal / transfer tasks check their gold calls; the
+      scripted user gives up after ``max_confusions``; opt-in ``tau2_scoring="strict"`` on tau2 data;
+      telecom phone texts, records and the four tools tau2 has (``connect_vpn``, ``set_apn_settings``,
+      ``check_app_status``, ``check_installed_apps``) now read as tau2's.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
