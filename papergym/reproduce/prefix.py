@@ -76,8 +76,8 @@ class Args(WarmStartArgs):
     """The foreign prefix model's depth (the target's is 4)."""
     foreign_vocab: int = 2048
     """The foreign tokenizer's vocabulary (the target's is 4096)."""
-    eval_tasks: int = 50
-    """Held-out test tasks."""
+    eval_tasks: int = 32
+    """Held-out test tasks (32 × 128 samples per model keeps the default run near DESIGN's CPU budget)."""
     eval_samples: int = 128
     """Samples per held-out task (pass@k up to 128)."""
     similarity_prompts: int = 64
