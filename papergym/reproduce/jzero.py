@@ -304,7 +304,7 @@ def _matrix(curves: dict[str, dict[int, list[dict[str, Any]]]], arm: str, k: int
 def summarise(curves: dict[str, dict[int, list[dict[str, Any]]]], args: Args) -> dict[str, Any]:
     """Intervals per arm and iteration, the paired differences the claims are about, and the verdicts."""
     last = args.steps or 1
-    mid = min(PAPER["baseline_peak_iteration"], last)
+    mid = min(int(PAPER["baseline_peak_iteration"]), last)
     keys = {"open_ended": "open_ended", "verifiable": "math", "constraints_met": "constraints_met"}
     intervals = {
         name: {

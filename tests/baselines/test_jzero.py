@@ -46,20 +46,6 @@ def test_frozen_roles_are_not_updated() -> None:
     assert all(bool((loop.challenger.heads.logits[k] == v).all()) for k, v in challenger_before.items())
 
 
-def test_benchmark_table_and_readme_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import selfplay_quality
-
-    results = {label: np.full((2, 3, 3), 0.5) for label in selfplay_quality.LABELS}
-    text = selfplay_quality.table(results, seeds=2)
-    assert "| init | 0.500 ± 0.000" in text and "| 2 |" in text
-    readme = tmp_path / "README.md"
-    readme.write_text("# Benchmarks\n")
-    for _ in range(2):  # rewriting replaces the section
-        selfplay_quality.write_section(readme, "selfplay_quality", "Self-play quality", text)
-    assert readme.read_text().count("<!-- selfplay_quality:begin -->") == 1
-
-
 def test_the_loop_is_deterministic_given_its_seed() -> None:
     def run(seed: int) -> list[tuple[float, float, float]]:
         loop = JZeroLoop(
