@@ -49,7 +49,7 @@ def test_the_fixed_judge_is_never_updated_and_the_structural_one_is(tmp_path: Pa
 
 def test_the_held_out_rubric_reads_no_constraint_check() -> None:
     rubric, brief = jzero.HeldOutRubric(), Brief("harbor", TOPICS["harbor"], "", ())
-    text = "The boats near the tide, the gulls under every pier, and the old lantern."
+    text = "The boats near the tide, the gulls under every old roof."  # three topic words
     no_words = (Constraint("max_words", "5"), Constraint("end_with", "?"), Constraint("bullets", "3"))
     assert not any(c.check(text) for c in no_words)
     assert rubric(text, brief, no_words) == rubric(text, brief, ())  # unmet checks change nothing
