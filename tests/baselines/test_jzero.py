@@ -17,6 +17,7 @@ from papergym.baselines.jzero_policies import (
     SolverPolicy,
     realize_answer,
 )
+from papergym.core import info_keys as K
 from papergym.envs.selfplay import raw_env
 from papergym.envs.selfplay.writing import parse_constraints
 
@@ -44,6 +45,14 @@ def test_frozen_roles_are_not_updated() -> None:
     loop.run(1)
     assert np.array_equal(loop.judge.weights, judge_before) and loop.history[0].judge_loss == 0.0
     assert all(bool((loop.challenger.heads.logits[k] == v).all()) for k, v in challenger_before.items())
+
+
+def test_a_mixed_domain_loop_evaluates_its_writing_tasks_in_the_writing_domain() -> None:
+    loop = JZeroLoop(JZeroConfig(**{**SMALL.__dict__, "domains": ("writing", "math"), "eval_tasks": 4}))
+    quality, _ = loop.evaluate()  # before the fix, a held-out seed could draw a math round and raise
+    assert 0.0 < quality <= 1.0
+    seed, text, _ = loop._eval[0]
+    assert loop.play(seed, challenger_text=text, domain="writing").infos["solver"][K.DOMAIN] == "writing"
 
 
 def test_the_loop_is_deterministic_given_its_seed() -> None:
