@@ -52,6 +52,7 @@ from papergym.credit.rzero import RZeroReward
 from papergym.envs.selfplay.judges import BTJudge, PairwiseJudge
 from papergym.envs.selfplay.pairs import Pair
 from papergym.envs.selfplay.selfplay_env import raw_env
+from papergym.envs.selfplay.writing import Brief
 
 logger = logging.getLogger(__name__)
 
@@ -170,10 +171,13 @@ class JZeroLoop:
         self._eval = self._eval_set()
 
     # ------------------------------------------------------------------ rounds
-    def play(self, seed: int, challenger_text: str | None = None) -> RoundRecord:
-        """One round on ``seed``: the challenger's sample (or ``challenger_text``), G answers, the judge."""
+    def play(
+        self, seed: int, challenger_text: str | None = None, *, domain: str | None = None
+    ) -> RoundRecord:
+        """One round on ``seed`` (in ``domain``, else the one the env draws): the challenger's sample (or
+        ``challenger_text``), G answers, the judge."""
         env = self.env
-        env.reset(seed=seed)
+        env.reset(seed=seed, options={"domain": domain} if domain else None)
         if challenger_text is None:
             challenge = self.challenger.act(env.observe("challenger"), self.rng)
         else:
@@ -263,9 +267,7 @@ class JZeroLoop:
             if self.env.game.round is None or self.env.game.round.domain != "writing":
                 continue
             brief = self.env.game.round.material
-            task = f"Write a short piece about the {brief.topic}: {', '.join(brief.vocabulary[1:4])}.\n"
-            task += "\n".join(c.render() for c in brief.menu[:3])
-            text = f"<task>{task}</task>\n<reference>{brief.source}</reference>"
+            task, text = fixed_challenge(brief)
             probes = [
                 realize_answer(
                     task,
@@ -284,7 +286,7 @@ class JZeroLoop:
         qualities: list[float] = []
         concordant = total = 0
         for seed, text, probes in self._eval:
-            record = self.play(seed, challenger_text=text)
+            record = self.play(seed, challenger_text=text, domain="writing")
             qualities += [self.env.hidden_quality(a.text) for a in record.answers]
             task = self.env.game.round.task  # type: ignore[union-attr]
             q = [self.env.hidden_quality(p) for p in probes]
@@ -295,6 +297,19 @@ class JZeroLoop:
                         total += 1
                         concordant += (q[i] - q[j]) * (s[i] - s[j]) > 0
         return (float(np.mean(qualities)) if qualities else 0.0, concordant / total if total else 0.0)
+
+
+def fixed_challenge(brief: Brief) -> tuple[str, str]:
+    """A fixed held-out task for ``brief`` and the challenger action stating it: the topic with three of
+    its words hinted and the first three menu constraints; the reference is the source passage.
+
+    >>> from papergym.envs.selfplay.writing import Constraint, TOPICS
+    >>> fixed_challenge(Brief("river", TOPICS["river"], "src", (Constraint("include", "reeds"),)))[0]
+    'Write a short piece about the river: current, bridge, reeds.\\ninclude: reeds'
+    """
+    task = f"Write a short piece about the {brief.topic}: {', '.join(brief.vocabulary[1:4])}.\n"
+    task += "\n".join(c.render() for c in brief.menu[:3])
+    return task, f"<task>{task}</task>\n<reference>{brief.source}</reference>"
 
 
 def _pair(d: Mapping[str, Any]) -> Pair:
@@ -333,6 +348,21 @@ class Args(RunArgs):
     """Probe texts per held-out task for the judge-agreement measurement."""
 
 
+def build_loop(args: Args, state: Mapping[str, Any] | None = None) -> JZeroLoop:
+    """The `JZeroLoop` that ``args`` describe (its `JZeroConfig` fields and ``env_kw``), starting from the
+    policies and judge of a checkpoint's ``state`` where given (fresh ones otherwise)."""
+    fields = {f.name for f in dataclasses.fields(JZeroConfig)}
+    config = JZeroConfig(**{k: v for k, v in asdict(args).items() if k in fields})
+    state = state or {}
+    return JZeroLoop(
+        config,
+        challenger=state.get("challenger"),
+        solver=state.get("solver"),
+        judge=state.get("judge"),
+        env_kwargs=parse_kwargs(args.env_kw),
+    )
+
+
 def main(args: Args) -> dict[str, Any]:
     """Run the loop; returns the last iteration's stats and the run directory (also ``out/summary.json``).
 
@@ -343,16 +373,8 @@ def main(args: Args) -> dict[str, Any]:
     if args.env != "papergym/SelfPlay-v0":
         raise ValueError(f"jzero plays papergym/SelfPlay-v0 only, got --env {args.env}")
     run = start_run(args, total_steps=args.iterations, desc="jzero")
-    fields = {f.name for f in dataclasses.fields(JZeroConfig)}
-    config = JZeroConfig(**{k: v for k, v in asdict(args).items() if k in fields})
     state = run.resumed_state or {}
-    loop = JZeroLoop(
-        config,
-        challenger=state.get("challenger"),
-        solver=state.get("solver"),
-        judge=state.get("judge"),
-        env_kwargs=parse_kwargs(args.env_kw),
-    )
+    loop = build_loop(args, state)
     if state:
         loop.rng.bit_generator.state = state["rng"]
         loop.history = list(state["history"])
