@@ -83,6 +83,7 @@ def test_smoke_run_writes_results_pngs_and_readme_section(tmp_path: Path) -> Non
             assert 0.0 <= interval.low <= interval.mean <= interval.high <= 1.0
         assert len(summary["per_problem"][arm]) == 2 and len(summary["per_problem"][arm][0]["greedy"]) == 4
     assert summary["sft_overlap"]["shared_task_ids"] == 0
+    assert len(summary["hint_gain"]["per_problem"]) == 4 and 0 <= summary["hint_gain"]["share_positive"] <= 1
     assert (out / "sft" / "final" / "config.json").exists()
     assert (out / "curves.png").stat().st_size > 0 and (out / "labels.png").stat().st_size > 0
     assert (tmp_path / "ttpo_curves.png").stat().st_size > 0  # beside the README it links it from
