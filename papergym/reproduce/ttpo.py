@@ -238,10 +238,11 @@ def vote_scores(args: Args, policy: PolicyModel) -> dict[str, Any]:
         for env in envs:
             env.close()
     truth = [group[0].trajectory.final_info.get(K.HIDDEN_LABEL) for group in groups]  # scoring only
+    diagnostics = ttpo.label_diagnostics(groups, votes)
     return {
         "accuracy": [float(np.mean([e.trajectory.success for e in group])) for group in groups],
         "majority": [float(v.label is not None and v.label == t) for v, t in zip(votes, truth, strict=True)],
-        **ttpo.label_diagnostics(groups, votes),
+        **{k: diagnostics[k] for k in LABEL_KEYS},
     }
 
 
@@ -375,6 +376,18 @@ def _step_means(curves: dict[int, list[dict[str, float]]], key: str) -> list[flo
     return means
 
 
+def _first_last(curves: dict[int, list[dict[str, float]]], key: str) -> dict[str, float]:
+    """``key`` averaged over the first and the last quarter of the logged steps (and over seeds)."""
+    first, last = [], []
+    for rows in curves.values():
+        values = [r[key] for r in rows if key in r]
+        if values:
+            q = max(1, len(values) // 4)
+            first.append(float(np.mean(values[:q])))
+            last.append(float(np.mean(values[-q:])))
+    return {"first": float(np.mean(first)), "last": float(np.mean(last))} if first else {}
+
+
 def summarise(
     scores: dict[str, list[dict[str, Any]]], curves: dict[str, dict[int, list[dict[str, float]]]]
 ) -> dict[str, Any]:
@@ -406,6 +419,7 @@ def summarise(
         "accuracy": accuracy,
         "differences": differences,
         "labels": labels,
+        "majority_ratio": {arm: _first_last(curves[arm], "majority_ratio") for arm in TRAINED_ARMS},
         "per_problem": {arm: [{m: s[m] for m in metrics} for s in scores[arm]] for arm in ARMS},
         "paper": PAPER,
     }
@@ -508,6 +522,24 @@ def reading(summary: dict[str, Any]) -> str:
     labels = summary["labels"]["base"]
     vs_base, vs_opsd, vs_ttrl = (d[k]["accuracy"] for k in ("ttpo-base", "ttpo-opsd", "ttpo-ttrl"))
     beats_or_matches = "matches" if vs_opsd["difference"].high >= 0 else "does not match"
+    both_below = all(d[k]["accuracy"]["difference"].high < 0 for k in ("ttpo-base", "opsd-base"))
+    consensus = summary.get("majority_ratio", {}).get("ttrl", {})
+    gain = summary.get("hint_gain")
+    notes = []
+    if consensus:
+        notes.append(
+            f"TTRL's majority ratio went from {consensus['first']:.2f} to {consensus['last']:.2f} over "
+            "training (the consensus it rewards)."
+        )
+    if gain is not None and gain["mean"] <= 0:
+        notes.append(
+            f"The base cannot use a hint (a true label in its prompt lowers the right answer's log-prob by "
+            f"{-gain['mean']:.2f} nats on average): it never saw one in SFT, so the privileged teacher of "
+            "OPSD and of TTPO's agree branch passes on no label information, and what this setting tests "
+            "is the penalty and vote mechanisms, not the paper's distillation."
+        )
+    if both_below:
+        notes.append("TTPO and OPSD both end below the base, so their tie says nothing for the claim.")
     return " ".join(
         [
             f"The base's pseudo-labels are wrong on {labels['pseudo_label_error']:.0%} of the problems "
@@ -517,5 +549,6 @@ def reading(summary: dict[str, Any]) -> str:
             f"TTPO vs true-label OPSD: {_pct(vs_opsd['difference'])}; the claim 'TTPO matches or beats OPSD' "
             f"{beats_or_matches} (TTPO not significantly below OPSD: {vs_opsd['difference'].high >= 0}).",
             f"TTPO vs TTRL: {_pct(vs_ttrl['difference'])}, {vs_ttrl['direction']}.",
+            *notes,
         ]
     )
