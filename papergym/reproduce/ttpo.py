@@ -456,7 +456,7 @@ def _pct(interval: Any) -> str:
     if interval is None:
         return "n/a"
     if isinstance(interval, float):
-        return f"{100 * interval:.1f}%"
+        return f"{100 * interval:.1f}%" if np.isfinite(interval) else "n/a (no answers)"
     return f"{100 * interval.mean:.1f}% [{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
 
 
@@ -506,9 +506,10 @@ def section(summary: dict[str, Any], png: str | None = None) -> str:
     gain = summary.get("hint_gain")
     if gain is not None:
         parts.append(
-            f"Can the privileged teacher use its hint? Shown the true label, the base gives the right answer "
-            f"{gain['mean']:+.2f} nats of log-probability on average (higher on {gain['share_positive']:.0%} "
-            "of the problems); OPSD's signal, and TTPO's distillation signal, exist only where this is > 0."
+            "Can the privileged teacher use its hint? Shown the true label in its prompt, the base changes "
+            f"the log-probability of the right answer by {gain['mean']:+.2f} nats on average (raises it on "
+            f"{gain['share_positive']:.0%} of the problems); OPSD's signal, and TTPO's distillation signal, "
+            "exist only where this is > 0."
         )
     if png:
         parts.append(f"![TTPO learning curves]({png})")
@@ -523,13 +524,14 @@ def reading(summary: dict[str, Any]) -> str:
     vs_base, vs_opsd, vs_ttrl = (d[k]["accuracy"] for k in ("ttpo-base", "ttpo-opsd", "ttpo-ttrl"))
     beats_or_matches = "matches" if vs_opsd["difference"].high >= 0 else "does not match"
     both_below = all(d[k]["accuracy"]["difference"].high < 0 for k in ("ttpo-base", "opsd-base"))
-    consensus = summary.get("majority_ratio", {}).get("ttrl", {})
+    consensus = {arm: v for arm, v in summary.get("majority_ratio", {}).items() if v}
     gain = summary.get("hint_gain")
     notes = []
     if consensus:
+        moves = ", ".join(f"{arm} {v['first']:.2f} → {v['last']:.2f}" for arm, v in consensus.items())
         notes.append(
-            f"TTRL's majority ratio went from {consensus['first']:.2f} to {consensus['last']:.2f} over "
-            "training (the consensus it rewards)."
+            f"Majority ratio, first → last quarter of training: {moves} (TTRL rewards consensus; a ratio "
+            "near 0 means almost no rollout still writes an answer: the format is being unlearnt)."
         )
     if gain is not None and gain["mean"] <= 0:
         notes.append(
@@ -539,7 +541,9 @@ def reading(summary: dict[str, Any]) -> str:
             "is the penalty and vote mechanisms, not the paper's distillation."
         )
     if both_below:
-        notes.append("TTPO and OPSD both end below the base, so their tie says nothing for the claim.")
+        notes.append(
+            "TTPO and OPSD both end below the base, so their comparison says little about the claim."
+        )
     return " ".join(
         [
             f"The base's pseudo-labels are wrong on {labels['pseudo_label_error']:.0%} of the problems "
