@@ -108,6 +108,7 @@ def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) 
     record = json.loads((out / "results.json").read_text())
     assert record["provenance"]["args"]["model"] == str(model)
     assert record["summary"]["sft_overlap"] is None and not (out / "sft").exists()
-    # the answering model always answers, so votes exist and every trained arm logged its label error
+    # the answering model answers, so votes exist and every trained arm logged a label error
     for arm in repro.TRAINED_ARMS:
-        assert all(0.0 <= r["pseudo_label_error"] <= 1.0 for r in record["curves"][arm]["0"])
+        errors = [r["pseudo_label_error"] for r in record["curves"][arm]["0"] if "pseudo_label_error" in r]
+        assert errors and all(0.0 <= e <= 1.0 for e in errors), (arm, record["curves"][arm]["0"])
