@@ -11,11 +11,14 @@ Each step samples ``group_size`` rollouts of ``prompts_per_step`` test problems;
   pseudo-label) by the forward KL ``KL(p_T ‖ p_S)`` per token, weighted ``clip(KL_t / κ, 0, 1)`` so that
   already-converged tokens count little; rollouts that disagree get a GRPO penalty (the advantage of the
   reward ``1[agree]``) on their high-confidence tokens only (sampling probability >= ``confidence``).
+- ``objective="opsd"`` (OPSD, §0.4: on-policy self-distillation, a true-label *reference*, not label-free):
+  every rollout is distilled by the same per-token forward KL, unweighted, from the privileged teacher
+  shown the prompt plus the TRUE label (``info["hidden_label"]``), with no vote and no penalty.
 
-The env's reward carries no label, and no reward or update here reads ``info["hidden_label"]``: it is read
-in one place, `label_diagnostics`, for the logged pseudo-label error rate and disagree-set error rate
-(the TTPO summary reports about 85% and 79% on hard problems). A test permutes the hidden labels and checks
-the updates are bit-identical.
+The env's reward carries no label, and no TTRL or TTPO reward or update reads ``info["hidden_label"]``: it
+is read by `label_diagnostics`, for the logged pseudo-label error rate and disagree-set error rate (the
+TTPO summary reports about 85% and 79% on hard problems), and by `opsd_loss` alone among the objectives.
+A test permutes the hidden labels and checks the TTRL and TTPO updates are bit-identical (and OPSD's not).
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ class Args(PolicyRunArgs):
     """The env: its reward must not carry the label (TestTime-v0's is format only)."""
     out: str = "runs/ttpo"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
-    objective: Literal["ttpo", "ttrl"] = "ttpo"
-    """TTPO's split objective, or TTRL's majority-vote GRPO."""
+    objective: Literal["ttpo", "ttrl", "opsd"] = "ttpo"
+    """TTPO's split objective, TTRL's majority-vote GRPO, or OPSD's true-label distillation (reads labels)."""
     steps: int = 100
     """Optimizer steps (inferred)."""
     prompts_per_step: int = 8
@@ -68,9 +71,11 @@ class Args(PolicyRunArgs):
     penalty_weight: float = 1.0
     """λ_D, the weight of the disagree-set penalty (inferred)."""
     teacher: Literal["initial", "current"] = "initial"
-    """The distillation teacher: the frozen initial policy (OPSD's fixed_teacher) or the current one."""
+    """The distillation teacher (TTPO, OPSD): the frozen initial policy (OPSD's fixed_teacher) or the current
+    one."""
     hint: str = "\n\nA reference answer: {answer}"
-    """The teacher's privileged context, appended to the prompt with the pseudo-label (inferred)."""
+    """The teacher's privileged context, appended to the prompt with the pseudo-label (OPSD: the true label;
+    inferred)."""
     max_grad_norm: float = 1.0
     """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
 
@@ -191,11 +196,30 @@ def _teacher_prompt(policy: PolicyModel, episode: Episode, hint: str, label: Has
     return policy.encode_chat([{"role": "user", "content": observation + hint.format(answer=label)}])
 
 
+def opsd_loss(
+    args: Args, teacher: PolicyModel, group: Sequence[Episode], student_logits: Any, completions: Any,
+    mask: Any,
+) -> tuple[Any, dict[str, float]]:  # fmt: skip
+    """OPSD's loss for one group: the masked mean forward KL from the teacher shown the TRUE label.
+
+    The one objective that reads ``info["hidden_label"]`` (a true-label reference arm, not label-free).
+    """
+    torch = require("torch", "llm")
+    with torch.no_grad():
+        teacher_prompts = [
+            _teacher_prompt(teacher, e, args.hint, e.trajectory.final_info[K.HIDDEN_LABEL]) for e in group
+        ]
+        teacher_logits, _ = completion_logits(teacher, teacher_prompts, completions)
+    kl = forward_kl(teacher_logits, student_logits, args.temperature)  # (G, T)
+    loss = (kl * mask).sum() / mask.sum().clamp(min=1.0)
+    return loss, {"distill": float(loss.detach())}
+
+
 def group_loss(
     args: Args, policy: PolicyModel, teacher: PolicyModel, group: Sequence[Episode], rewards: Sequence[float],
     vote: Vote,
 ) -> tuple[Any, dict[str, float]]:  # fmt: skip
-    """The loss of one group under ``args.objective`` (TTRL or TTPO)."""
+    """The loss of one group under ``args.objective`` (TTRL, TTPO or OPSD)."""
     torch = require("torch", "llm")
     parts = [completion_parts(e) for e in group]
     prompts = [p for p, _, _, _ in parts]
@@ -212,6 +236,8 @@ def group_loss(
     old_logp = padded([lp for _, _, _, lp in parts], torch.float32)  # (G, T)
     student_logits, _ = completion_logits(policy, prompts, completions)  # (G, T, V)
     reward_t = torch.tensor([list(rewards)], dtype=torch.float32, device=policy.device)  # (1, G)
+    if args.objective == "opsd":
+        return opsd_loss(args, teacher, group, student_logits, completions, mask)
     if args.objective == "ttrl":
         logp = torch.log_softmax(student_logits / args.temperature, dim=-1).gather(-1, tokens[..., None])[
             ..., 0
@@ -291,12 +317,12 @@ def main(args: Args) -> dict[str, Any]:
     """Run TTRL or TTPO; returns the last step's metrics and the run directory (and success before/after
     when ``eval_tasks > 0``)."""
     torch = require("torch", "llm")
-    if args.objective not in ("ttpo", "ttrl") or args.group_size < 2 or args.steps < 0:
-        raise ValueError("need objective 'ttpo' or 'ttrl', group_size >= 2 and steps >= 0")
+    if args.objective not in ("ttpo", "ttrl", "opsd") or args.group_size < 2 or args.steps < 0:
+        raise ValueError("need objective 'ttpo', 'ttrl' or 'opsd', group_size >= 2 and steps >= 0")
     run = start_run(args, total_steps=args.steps, desc=args.objective)
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     teacher = policy
-    if args.objective == "ttpo" and args.teacher == "initial":
+    if args.objective in ("ttpo", "opsd") and args.teacher == "initial":
         teacher = load_policy(args.model, device=args.device)  # "tiny" rebuilds the same seeded weights
         teacher.model.requires_grad_(False)
     result: dict[str, Any] = {"out": str(run.out), "args": asdict(args)}

@@ -62,6 +62,7 @@ def sample_tasks(
     batch: int = 64,
     family_key: str = "domain",
     trace: str | Path | None = None,
+    task_ids: Sequence[str] | None = None,
 ) -> list[TaskSamples]:
     """Sample ``n`` attempts at each of ``tasks`` held-out tasks (task ``j`` is ``reset(seed=seed + j)``).
 
@@ -70,7 +71,12 @@ def sample_tasks(
     ``info[family_key]`` (``"domain"``; ``"difficulty"`` gives ``"difficulty 2"``), else ``"all"``. With
     ``trace`` (a JSONL path) each task's first attempt is written there step by step for `papergym view`
     (`papergym.viewer.write_episodes`; one episode per task, so the file stays small at any ``n``).
+    With ``task_ids`` (one per task, ``len(task_ids) == tasks``), task ``j`` is reset with the option
+    ``{"task_id": task_ids[j]}`` instead of a split, so a fixed problem set (TestTime-v0's) is scored
+    problem by problem.
     """
+    if task_ids is not None and len(task_ids) != tasks:
+        raise ValueError(f"got {len(task_ids)} task ids for {tasks} tasks")
     if tasks < 1 or n < 1 or batch < 1:
         raise ValueError(f"need tasks, n and batch >= 1; got tasks={tasks}, n={n}, batch={batch}")
     jobs = [(j, m) for j in range(tasks) for m in range(n)]
@@ -89,7 +95,7 @@ def sample_tasks(
                 envs[: len(chunk)],
                 seeds=[seed + j for j, _ in chunk],
                 sample_seed=member_seed(seed, start),
-                options=options,
+                options=options if task_ids is None else [{"task_id": task_ids[j]} for j, _ in chunk],
                 max_new_tokens=max_new_tokens,
                 temperature=temperature,
             )

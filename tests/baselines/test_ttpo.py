@@ -89,7 +89,7 @@ def _weights(run_dir: Path) -> dict[str, torch.Tensor]:
     return load_file(str(run_dir / "final" / "model.safetensors"))
 
 
-@pytest.mark.parametrize("objective", ["ttpo", "ttrl"])
+@pytest.mark.parametrize("objective", ["ttpo", "ttrl", "opsd"])
 def test_two_steps_change_the_parameters(answering: Path, tmp_path: Path, objective: str) -> None:
     out = tmp_path / objective
     ttpo.main(_args(answering, out, objective=objective))
@@ -118,6 +118,17 @@ def test_hidden_labels_never_reach_rewards_or_updates(
     for key in ("reward", "majority_ratio", "loss"):
         assert [r[key] for r in permuted_rows] == [r[key] for r in true_rows]
     assert all(torch.equal(permuted_weights[k], true_weights[k]) for k in true_weights)
+
+
+def test_opsd_reads_the_hidden_labels(answering: Path, tmp_path: Path) -> None:
+    # the true-label reference arm: its teacher is shown info["hidden_label"], so permuting the labels
+    # (same rollouts, same votes) changes its update
+    weights = {}
+    for name, env_id in (("true", "papergym/TestTime-v0"), ("permuted", _register("cycle"))):
+        out = tmp_path / f"opsd-{name}"
+        ttpo.main(_args(answering, out, env=env_id, objective="opsd", steps=1))
+        weights[name] = _weights(out)
+    assert any(not torch.equal(weights["true"][k], weights["permuted"][k]) for k in weights["true"])
 
 
 def _episode(answer: str | None, label: str) -> Episode:
