@@ -91,3 +91,32 @@ def test_smoke_run_trains_every_arm_and_writes_the_report(tmp_path: Path) -> Non
         summary["budgets"]["mix_rl"] == summary["budgets"]["mopd"] == 2 * summary["budgets"]["expert_arith"]
     )
     assert "reproduce:m2rl:begin" in readme.read_text() and (out / "pass_at_k.png").stat().st_size > 0
+
+
+def test_verdicts_are_inconclusive_unless_an_expert_beats_the_base() -> None:
+    from papergym.reproduce.report import Interval
+
+    low, high = Interval(0.10, 0.08, 0.12), Interval(0.30, 0.25, 0.35)
+    accuracy = {
+        "base": {"arith": low, "countdown": low, "all": low},
+        "expert_arith": {"arith": high, "countdown": low, "all": low},
+        "expert_countdown": {"arith": low, "countdown": low, "all": low},
+    }
+    tie = Interval(0.0, -0.01, 0.01)
+    summary = {
+        "accuracy": accuracy,
+        "pass_at_k": {"base": {1: low, 32: low}},
+        "pass32_minus_base": {"mix_rl": {"all": tie}},
+        "paradigm_gaps": {"mix_rl - mopd": {"arith": tie, "countdown": tie}},
+        "mean_abs_gap_points": 0.0,
+        "max_abs_gap_points": 0.0,
+        "cosines": {
+            "names": ["expert_arith", "expert_countdown"],
+            "pairs": {"expert_arith · expert_countdown": Interval(0.2, 0.1, 0.3)},
+            "same_domain_across_seeds": {},
+        },
+    }
+    assert m2rl.improved_experts(summary) == ["expert_arith"]
+    assert "inconclusive" not in m2rl.reading(summary) and m2rl.reading(summary).count("**matches**") == 3
+    accuracy["expert_arith"]["arith"] = Interval(0.13, 0.11, 0.15)  # overlaps the base: not an improvement
+    assert m2rl.improved_experts(summary) == [] and m2rl.reading(summary).count("**inconclusive**") == 3
