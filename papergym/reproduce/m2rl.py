@@ -146,6 +146,7 @@ def arm_configs(args: Args, base: str, seed: int) -> dict[str, Any]:
             max_new_tokens=args.max_new_tokens,
             lr=args.lr,
             variant="grpo",
+            checkpoint_every=0,
             progress=False,
             threads=args.threads,
             device=args.device,
