@@ -234,16 +234,21 @@ class MobileGUIEnv(TextEnv):
     def _system_prompt(self, task: Task) -> str:
         return PROMPT.format(ids=ID_NOTE if self.element_ids else "")
 
-    def _start(self, task: Task) -> Turn:
+    def _begin(self, task: Task) -> Template:
+        """Set up the episode's plain-data state for ``task`` (no simulator yet); returns its template."""
         params, phone_state = task.payload
         name = task.family.removeprefix("mobile.")
-        template = REGISTRY[name]
         # The generator builds a fresh state for every task it returns, so the episode may own it.
-        self._s = _State(phone_state, name, dict(params), template.budget)
-        self._phone = Phone(self._s.phone, self._apps, self.layout)
+        self._s = _State(phone_state, name, dict(params), REGISTRY[name].budget)
+        return REGISTRY[name]
+
+    def _start(self, task: Task) -> Turn:
+        template = self._begin(task)
+        s = self._state_or_raise()
+        self._phone = Phone(s.phone, self._apps, self.layout)
         self._saw()
-        text = f"Instruction: {template.goal(params)}\n\nScreen:\n{self._render_screen()}"
-        return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: name, K.STEP_BUDGET: template.budget})
+        text = f"Instruction: {template.goal(s.params)}\n\nScreen:\n{self._render_screen()}"
+        return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget})
 
     def _saw(self) -> None:
         """Record the screen the agent is shown now (`current_screen`)."""
