@@ -60,7 +60,9 @@ def effective_state(env: gym.Env) -> str:
     wm = getattr(u, "_wm", None)
     if wm is not None:  # WorldModelGUI: its judge reads the world model's state (the real phone is untouched)
         private = wm.state.private
-        return repr(_jsonable(private.to_dict() if hasattr(private, "to_dict") else wm.state.screen.to_dict()))
+        return repr(
+            _jsonable(private.to_dict() if hasattr(private, "to_dict") else wm.state.screen.to_dict())
+        )
     if s is not None and hasattr(s, "phone"):
         return repr(_jsonable(s.phone.to_dict()))
     if hasattr(u, "_reading"):

@@ -147,7 +147,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
 
     ## Arguments
     - ``world_model``: any object with ``predict(state, action, *, seed)`` over `WMState` (default
-      `SimulatorWorldModel`; `NoisyWorldModel`, `CodeWorldModel(chat_model)`).
+      `SimulatorWorldModel`, the simulator itself; `NoisyWorldModel`, `CodeWorldModel(chat_model)`, or
+      the learned one: `papergym.baselines.world_model.load_world_model(dir)`, a tiny LM trained on the
+      simulator's transitions of the train split, `papergym.envs.mobile_gui.learned_wm`).
     - ``judge``: ``"screen"`` (default) or a `Judge`. ``n_wm_max``: 5 (WM-R1).
     - ``training``: True (default): no evaluation simulator, no ``info["true_success"]``; False: a
       simulator copy follows the committed actions and reports ``info["true_success"]``. The default is
