@@ -359,6 +359,7 @@ TRAINERS = {
     "ttpo": "papergym.baselines.ttpo:main",
     "mopd": "papergym.baselines.mopd:main",
     "merge": "papergym.baselines.merge:main",
+    "world_model": "papergym.baselines.world_model:main",
 }
 """``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""
 
