@@ -339,15 +339,20 @@ class MobileGUIEnv(TextEnv):
         self._phone = Phone(state.phone, self._apps, self.layout)
 
     # ------------------------------------------------------------------ rendering
+    def _drawn_screen(self) -> Screen | None:
+        """The screen `render` draws (None before the first reset)."""
+        return self._phone.screen if self._phone is not None else None
+
     def render(self) -> Any:
+        screen = self._drawn_screen()
         if self.render_mode == "rgb_array":
             from papergym.envs.mobile_gui.render_image import render_image
 
-            if self._phone is None:
+            if screen is None:
                 return np.zeros((1, 1, 3), dtype=np.uint8)
-            return np.asarray(render_image(self.phone.screen))
+            return np.asarray(render_image(screen))
         if self.render_mode == "ansi":
-            return render_text(self.phone.screen) + "\n" if self._phone is not None else ""
+            return render_text(screen) + "\n" if screen is not None else ""
         return super().render()
 
 

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
@@ -437,17 +435,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
             self._phone = None
         self._wm = wm
 
-    def render(self) -> Any:
-        """The screen the agent sees (the world model's), as text (``"ansi"``) or an image."""
-        if self.render_mode == "rgb_array":
-            from papergym.envs.mobile_gui.render_image import render_image
-
-            if self._wm is None:
-                return np.zeros((1, 1, 3), dtype=np.uint8)
-            return np.asarray(render_image(self.current_screen()))
-        if self.render_mode == "ansi":
-            return render_text(self.current_screen()) + "\n" if self._wm is not None else ""
-        return super().render()
+    def _drawn_screen(self) -> Screen | None:
+        """`render` draws the screen the agent sees: the world model's."""
+        return self._wm.state.screen if self._wm is not None else None
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}, {"training": False}]

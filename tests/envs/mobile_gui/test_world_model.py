@@ -225,3 +225,11 @@ def test_replayed_true_success_equals_the_evaluation_simulators() -> None:
         outcomes.append(truth)
     assert True in outcomes and False in outcomes  # both outcomes occur, so the equality is not vacuous
     assert replay_true_success(traj.task_id, ["Action: finished(content='')"]) is False
+
+
+def test_render_draws_the_screen_the_agent_sees() -> None:
+    wrong = NoisyWorldModel(wrong_screen=1.0)  # every prediction is the home screen
+    env = gym.make("papergym/WorldModelGUI-v0", world_model=wrong, render_mode="ansi", training=False)
+    env.reset(seed=0, options={"template": "SystemWifiTurnOn"})
+    env.step("Action: open_app(app_name='Settings')")
+    assert env.render().startswith("App: Home") and env.unwrapped.phone.screen.app == "Settings"
