@@ -8,10 +8,11 @@ ways a learned model is. This module holds what such a model needs besides its w
 - the text format, compact because a CPU-trained tiny model pays for every token: `transition_prompt`
   (the described action, then the current screen as accessibility text without the pixel bounds, which
   are 60% of its tokens) and `encode_diff` / `apply_diff`, the target: the next screen as a diff of the
-  current one, its header line then one line per element: ``=id`` where the element is unchanged, its
-  line without bounds where it changed in place (same id, same bounds: a toggle, a typed text, a
-  title), its full line with bounds where it is new or moved. Two thirds of the lines survive a step,
-  so the diff is about a third as long as the screen;
+  current one: ``=`` or the new header, then one line per element, ``=id`` where the element is
+  unchanged, its line without bounds where it changed in place (same id, same bounds: a toggle, a
+  typed text, a title), its full line with bounds where it is new or moved, and ``=*`` for an
+  unchanged rest. Two thirds of the lines survive a step, so the diff is short, and "no change" (the
+  commonest outcome, and where an undertrained model settles) costs two lines;
 - the backend: `LearnedWorldModel` serves any `ChatModel` that writes such diffs (a tiny LM trained by
   `papergym.baselines.world_model`, loaded with its ``load_world_model``) as a `WorldModel`;
 - the measure: `next_screen_accuracy`, exact match of the whole screen and per-line F1.
@@ -101,19 +102,38 @@ def transition_prompt(screen: Screen, described: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": WM_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
+KEEP_HEADER, KEEP_REST = "=", "=*"
+"""Diff lines: the header is unchanged; the rest of the old screen follows unchanged (see `encode_diff`)."""
+
+
 def encode_diff(screen: Screen, next_screen: Screen) -> str:
-    """The next screen as a diff of ``screen``: its header line, then per element ``=id`` (unchanged), its
-    line without bounds (changed in place) or its full line (new or moved)."""
-    old = {e.id: e for e in screen.elements}
-    lines = [_header(next_screen)]
-    for e in next_screen.elements:
-        before = old.get(e.id)
-        if before == e:
+    """The next screen as a diff of ``screen``.
+
+    The first line is ``=`` when the app and title stay, else the new header. Then, per element of the
+    next screen: ``=id`` (unchanged), its line without bounds (changed in place), or its full line (new
+    or moved); and as soon as the remaining elements are exactly the old screen's after the last old
+    element named so far, ``=*`` ends the diff. An unchanged screen is ``=`` and ``=*``: a model that
+    learns nothing else predicts "no change" cheaply.
+    """
+    index = {e.id: k for k, e in enumerate(screen.elements)}
+    old = screen.elements
+    new = next_screen.elements
+    same_head = (screen.app, screen.title) == (next_screen.app, next_screen.title)
+    lines = [KEEP_HEADER if same_head else _header(next_screen)]
+    after = 0  # the old elements from here on are what "=*" keeps
+    for i, e in enumerate(new):
+        if new[i:] == old[after:]:
+            lines.append(KEEP_REST)
+            return "\n".join(lines)
+        k = index.get(e.id)
+        if k is not None and old[k] == e:
             lines.append(f"={e.id}")
-        elif before is not None and before.bounds == e.bounds:
+        elif k is not None and old[k].bounds == e.bounds:
             lines.append(short_line(e))
         else:
             lines.append(element_line(e))
+        if k is not None:
+            after = k + 1
     return "\n".join(lines)
 
 
@@ -165,19 +185,32 @@ def apply_diff(screen: Screen, diff: str) -> Screen:
     the old screenshot when a prediction cannot be rendered); unreadable lines, unknown ``=id`` and
     repeated ids are dropped."""
     lines = [ln for ln in diff.splitlines() if ln.strip()]
-    head = _HEADER.match(lines[0].lstrip()) if lines else None  # a title may end in a space
-    if head is None:
+    if not lines:
         return screen
-    old = {e.id: e for e in screen.elements}
+    head = _HEADER.match(lines[0].lstrip())  # a title may end in a space
+    if head is not None:
+        app, title = head[1], head[2]
+    elif lines[0].strip() == KEEP_HEADER:
+        app, title = screen.app, screen.title
+    else:
+        return screen
+    index = {e.id: k for k, e in enumerate(screen.elements)}
     elements: list[Element] = []
     seen: set[str] = set()
+    after = 0
     for line in lines[1:]:
         line = line.strip()
-        e = old.get(line[1:]) if line.startswith("=") else parse_element_line(line, screen)
-        if e is not None and e.id not in seen:
-            seen.add(e.id)
-            elements.append(e)
-    return Screen(head[1], head[2], tuple(elements), screen.theme)
+        if line == KEEP_REST:
+            elements.extend(e for e in screen.elements[after:] if e.id not in seen)
+            break
+        e = screen.find(line[1:]) if line.startswith("=") else parse_element_line(line, screen)
+        if e is None or e.id in seen:
+            continue
+        seen.add(e.id)
+        elements.append(e)
+        if e.id in index:
+            after = index[e.id] + 1
+    return Screen(app, title, tuple(elements), screen.theme)
 
 
 class LearnedWorldModel:

@@ -54,6 +54,8 @@ def test_the_diff_round_trips_and_is_shorter_than_the_screen(transitions: list) 
         for e in t.next_screen.elements:  # a hint under a text is not rendered, so compare the lines
             parsed = parse_element_line(element_line(e))
             assert parsed is not None and element_line(parsed) == element_line(e)
+    same = next(t for t in transitions if t.screen == t.next_screen)
+    assert encode_diff(same.screen, same.next_screen) == "=\n=*"  # "no change" is two lines
     total = sum(len(encode_diff(t.screen, t.next_screen)) for t in transitions)
     assert total < 0.8 * sum(len(render_text(t.next_screen)) for t in transitions)
     assert any(t.screen != t.next_screen for t in transitions)
@@ -73,6 +75,8 @@ def test_a_garbled_reply_keeps_the_screen_and_drops_bad_lines(transitions: list)
     diff = 'App: Settings | Screen: Settings\n=status_bar\n[x] Button "Broken (1,2\n=no_such_id\n=status_bar'
     out = apply_diff(t.screen, diff)
     assert out.title == "Settings" and [e.id for e in out.elements] == ["status_bar"]
+    kept = apply_diff(t.screen, "=\n=*")
+    assert kept == t.screen and apply_diff(t.screen, "=\n=*\n[x] Button \"late\" (0,0,1,1)") == t.screen
 
 
 def test_accuracy_of_a_perfect_and_of_a_useless_model(transitions: list) -> None:
