@@ -76,7 +76,7 @@ def test_a_garbled_reply_keeps_the_screen_and_drops_bad_lines(transitions: list)
     out = apply_diff(t.screen, diff)
     assert out.title == "Settings" and [e.id for e in out.elements] == ["status_bar"]
     kept = apply_diff(t.screen, "=\n=*")
-    assert kept == t.screen and apply_diff(t.screen, "=\n=*\n[x] Button \"late\" (0,0,1,1)") == t.screen
+    assert kept == t.screen and apply_diff(t.screen, '=\n=*\n[x] Button "late" (0,0,1,1)') == t.screen
 
 
 def test_accuracy_of_a_perfect_and_of_a_useless_model(transitions: list) -> None:
