@@ -8,8 +8,9 @@ tokens only (as `papergym.baselines.sft`), to write the next screen as a diff of
 (`learned_wm.encode_diff`). `load_world_model` serves the result as a `WorldModel` for
 ``gym.make("papergym/WorldModelGUI-v0", world_model=...)``: no real simulator call during an episode.
 
-Run it with ``main(Args(out="runs/wm", steps=...))``; ``out/final/`` holds the model, ``out/world_model.json``
-the arguments and the next-screen accuracy when ``eval_episodes > 0``.
+Run it with ``main(Args(out="runs/wm", seed=0, steps=...))`` or ``papergym train world_model --out runs/wm``;
+``out/final/`` holds the model, ``out/world_model.json`` the arguments and the next-screen accuracy when
+``eval_transitions > 0``. Same seed and budget, same model (CPU, one thread).
 """
 
 from __future__ import annotations
