@@ -9,7 +9,7 @@ screen again: the floor a model must beat.
 
 Usage::
 
-    python benchmarks/wm_learned.py [--steps 400] [--eval-transitions 60] [--write benchmarks/README.md]
+    python benchmarks/wm_learned.py [--steps 500] [--eval-transitions 60] [--write benchmarks/README.md]
     python benchmarks/wm_learned.py --from-run runs/wm_learned --write benchmarks/README.md  # no training
 """
 
@@ -55,7 +55,7 @@ def run() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--episodes", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--eval-transitions", type=int, default=60)

@@ -6,8 +6,8 @@ ways a learned model is. This module holds what such a model needs besides its w
 - the data: `collect_transitions` plays MobileGUI-v0 (the oracle, with random actions mixed in at
   ``random_rate``) and records each (screen, action) -> next screen transition;
 - the text format, compact because a CPU-trained tiny model pays for every token: `transition_prompt`
-  (the described action, then the current screen as accessibility text without the pixel bounds, which
-  are 60% of its tokens) and `encode_diff` / `apply_diff`, the target: the next screen as a diff of the
+  (the current screen as accessibility text without the pixel bounds, which are 60% of its tokens, then
+  the described action) and `encode_diff` / `apply_diff`, the target: the next screen as a diff of the
   current one: ``=`` or the new header, then one line per element, ``=id`` where the element is
   unchanged, its line without bounds where it changed in place (same id, same bounds: a toggle, a
   typed text, a title), its full line with bounds where it is new or moved, and ``=*`` for an
@@ -97,8 +97,9 @@ def _header(screen: Screen) -> str:
 
 
 def transition_prompt(screen: Screen, described: str) -> list[dict[str, str]]:
-    """The chat messages of one prediction: the described action, then the current screen (no bounds)."""
-    lines = [described, _header(screen), *(short_line(e) for e in screen.elements)]
+    """The chat messages of one prediction: the current screen (no bounds), then the described action
+    (last, next to the reply: a tiny model reads what is near better)."""
+    lines = [_header(screen), *(short_line(e) for e in screen.elements), f"Action: {described}"]
     return [{"role": "system", "content": WM_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
