@@ -36,7 +36,8 @@ def run(rate: float, mistakes: float, episodes: int) -> tuple[float, float]:
     wm = NoisyWorldModel(
         no_transition=rate, drop=rate, hallucinate=rate, wrong_text=rate, wrong_screen=rate / 4
     )
-    env = gym.make("papergym/WorldModelGUI-v0", world_model=wm).unwrapped
+    # training=False: the evaluation simulator reports info["true_success"] at the end of each episode
+    env = gym.make("papergym/WorldModelGUI-v0", world_model=wm, training=False).unwrapped
     canned = [a for a in env.canned_actions if "finished" not in a]
     names = list(REGISTRY)
     judged = true = 0

@@ -48,7 +48,8 @@ if __name__ == "__main__":
 def effective_state(env: gym.Env) -> str:
     """What an action can change that a success check may read, as a comparable string.
 
-    Per env: the phone (records, settings, navigation) for the GUI envs, the memory and reading position
+    Per env: the phone (records, settings, navigation) for the GUI envs (the world model's phone or screen
+    on WorldModelGUI), the memory and reading position
     for MemoryQA, the retrieved passages and feedback for SearchCritic, the database (the phone's state
     included) and the agent's successful tool calls (a lookup changes what it knows) for the service
     envs, so a message that only talks is not effective there; for every other env the whole
@@ -56,6 +57,12 @@ def effective_state(env: gym.Env) -> str:
     """
     u = env.unwrapped
     s = getattr(u, "_s", None)
+    wm = getattr(u, "_wm", None)
+    if wm is not None:  # WorldModelGUI: its judge reads the world model's state (the real phone is untouched)
+        private = wm.state.private
+        return repr(
+            _jsonable(private.to_dict() if hasattr(private, "to_dict") else wm.state.screen.to_dict())
+        )
     if s is not None and hasattr(s, "phone"):
         return repr(_jsonable(s.phone.to_dict()))
     if hasattr(u, "_reading"):

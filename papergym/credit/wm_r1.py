@@ -11,6 +11,10 @@ For a group with success fraction ``p``:
 - format: ``−0.5`` when the trajectory has an invalid action (WM-R1's parse-failure penalty), weighted like
   the baseline's ``eval + 0.5·format_reward``: its term is ``format_weight · (−0.5)``.
 
+``max_steps`` is the task's real-step budget, read from the trajectories' ``info["step_budget"]``
+(MobileGUI-v0 and WorldModelGUI-v0 put it in every step's info; WM-R1's fixed ``max_steps`` of 15 or 20
+is the same cap for its tasks), unless a fixed cap is given.
+
 Length counts committed (real) steps only, not imagined ``call_wm`` turns (``info["imagined"]``). A budget
 of 0 (every member succeeded with no world-model call) is taken as 1 so that μ stays finite (inferred).
 Success is the env's judged ``success``; ``info["true_success"]`` is never read.
@@ -43,13 +47,14 @@ class WMR1Reward:
     """A `GroupReward`: WM-R1's multi-dimensional reward for each member of a group of the same task.
 
     Args:
-        max_steps: the real-step cap (WM-R1: 15 by default, 20 in ``run_main.slurm``).
+        max_steps: a fixed real-step cap (WM-R1: 15 by default, 20 in ``run_main.slurm``); None (default):
+            each group's own task budget, ``info["step_budget"]`` of its trajectories (a group is one task).
         n_wm_max: the world-model call cap (5).
         alpha, beta, gamma: the weights of success, length and world-model use (1.0, 0.5, 0.1).
         format_weight: the weight of the format penalty (0.5, WM-R1's baseline).
     """
 
-    max_steps: int = 15
+    max_steps: int | None = None
     n_wm_max: int = 5
     alpha: float = ALPHA
     beta: float = BETA
@@ -57,8 +62,24 @@ class WMR1Reward:
     format_weight: float = 0.5
 
     def __post_init__(self) -> None:
-        if self.max_steps < 1 or self.n_wm_max < 0:
-            raise ValueError("max_steps must be >= 1 and n_wm_max >= 0")
+        if (self.max_steps is not None and self.max_steps < 1) or self.n_wm_max < 0:
+            raise ValueError("max_steps must be None or >= 1, and n_wm_max >= 0")
+
+    def step_cap(self, group: Sequence[Trajectory]) -> int:
+        """The real-step cap of a group: ``max_steps``, or the task budget its trajectories carry.
+
+        Raises:
+            ValueError: no fixed cap and no ``info["step_budget"]`` in the group, or several budgets.
+        """
+        if self.max_steps is not None:
+            return self.max_steps
+        budgets = {int(s.info[K.STEP_BUDGET]) for t in group for s in t.steps if K.STEP_BUDGET in s.info}
+        if len(budgets) != 1:
+            raise ValueError(
+                f"the group carries step budgets {sorted(budgets)} (info['step_budget']); a group is one "
+                "task of an env that reports its budget, or pass WMR1Reward(max_steps=N)"
+            )
+        return budgets.pop()
 
     @staticmethod
     def length(traj: Trajectory) -> int:
@@ -82,9 +103,10 @@ class WMR1Reward:
         won = [i for i, w in enumerate(wins) if w]
         l_ref = sum(lengths[i] for i in won) / len(won) if won else max(lengths)
         n_ref = sum(calls[i] for i in won) / len(won) if won else max(calls)
+        cap = self.step_cap(group)
         rewards = []
         for t, n, c, w in zip(group, lengths, calls, wins, strict=True):
-            r_l = budget_term(n, l_ref, self.max_steps, p, w)
+            r_l = budget_term(n, l_ref, cap, p, w)
             r_wm = budget_term(c, n_ref, self.n_wm_max, p, w)
             bad = any(s.info.get(K.INVALID_ACTION, False) for s in t.steps)
             fmt = self.format_weight * FORMAT_PENALTY if bad else 0.0

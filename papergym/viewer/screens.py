@@ -58,12 +58,16 @@ class EpisodeRecorder:
             return
         u = self._env.unwrapped
         phone = getattr(u, "_phone", None)
-        if phone is None:
+        world_model = hasattr(type(u), "wm")
+        if phone is None and not world_model:
             return
-        real = phone.screen
-        self._screens.append(_draw(real))
+        if phone is None:  # a world-model env in training mode: no real screen, only the agent's
+            self._screens.append(_draw(u.current_screen()))
+            self._imagined.append(None)
+            return
+        self._screens.append(_draw(phone.screen))
         # a world-model env (it has ``wm``) shows its prediction: drawn beside the real screen
-        imagined = u.current_screen() if hasattr(type(u), "wm") else None
+        imagined = u.current_screen() if world_model else None
         self._imagined.append(None if imagined is None else _draw(imagined))
 
     def finish(self, traj: Trajectory) -> list[dict[str, Any]]:

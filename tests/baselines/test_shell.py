@@ -12,7 +12,10 @@ import pytest
 from papergym.baselines.run import PolicyRunArgs, Run, RunArgs
 from papergym.cli import TRAINERS, main
 
-RUNS = sorted(a for a in TRAINERS if a != "merge")  # merge is a one-shot tool, not a run
+# merge is a one-shot tool, not a run; world_model (fitting the learned GUI world model) has no resume or
+# checkpoints yet and keeps its own Args (left for the trainer-shell issue)
+OUTSIDE_SHELL = {"merge", "world_model"}
+RUNS = sorted(a for a in TRAINERS if a not in OUTSIDE_SHELL)
 OVERRIDES = {"env", "out"}  # each trainer's own env and run directory
 PAPER_OVERRIDES = {"es": {"seed", "eval_tasks"}}  # Qiu et al.'s INITIAL_SEED 33; ES's held-out probe
 
@@ -44,7 +47,7 @@ def test_train_help_lists_the_shared_flags(algo: str, capsys: pytest.CaptureFixt
     assert exit_.value.code == 0
     printed = capsys.readouterr().out
     assert "--out" in printed
-    if algo != "merge":
+    if algo not in OUTSIDE_SHELL:
         assert all(
             flag in printed for flag in ("--resume", "--checkpoint-every", "--tensorboard", "--threads")
         )

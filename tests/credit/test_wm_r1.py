@@ -10,11 +10,19 @@ from papergym.credit.wm_r1 import WMR1Reward
 
 
 def _traj(
-    success: bool, length: int, n_wm: int, invalid: bool = False, true_success: bool = False
+    success: bool,
+    length: int,
+    n_wm: int,
+    invalid: bool = False,
+    true_success: bool = False,
+    budget: int = 15,
 ) -> Trajectory:
-    steps = [Step("o", "imagine", 0.0, {K.IMAGINED: True, K.N_WM: k + 1}) for k in range(n_wm)]
+    steps = [
+        Step("o", "imagine", 0.0, {K.IMAGINED: True, K.N_WM: k + 1, K.STEP_BUDGET: budget})
+        for k in range(n_wm)
+    ]
     for k in range(length):
-        info = {K.IMAGINED: False, K.N_WM: n_wm, K.INVALID_ACTION: invalid and k == 0}
+        info = {K.IMAGINED: False, K.N_WM: n_wm, K.INVALID_ACTION: invalid and k == 0, K.STEP_BUDGET: budget}
         steps.append(Step("o", "act", 0.0, info))
     steps[-1].info[K.TRUE_SUCCESS] = true_success  # type: ignore[index]
     return Trajectory("t/test/L1/0", 0, steps, success=success)
@@ -50,3 +58,25 @@ def test_true_success_labels_are_never_read() -> None:
     flipped = [_traj(True, 4, 1, true_success=True), _traj(False, 8, 2, true_success=False)]
     assert WMR1Reward()(group) == WMR1Reward()(flipped)
     assert WMR1Reward()([]) == []
+
+
+def test_the_step_cap_is_the_tasks_budget_from_the_env() -> None:
+    group = [_traj(False, 20, 5, budget=20), _traj(False, 10, 0, budget=20)]
+    # the same numbers as a fixed cap of 20 (the all-failed case above), read from info["step_budget"]
+    assert WMR1Reward()(group) == pytest.approx(WMR1Reward(max_steps=20)(group))
+    assert WMR1Reward()(group) != pytest.approx(WMR1Reward(max_steps=15)(group))
+    with pytest.raises(ValueError, match="step budgets"):
+        WMR1Reward()([_traj(False, 3, 0, budget=12), _traj(False, 3, 0, budget=14)])
+
+
+def test_the_budget_of_a_real_world_model_gui_episode_is_used() -> None:
+    import gymnasium as gym
+
+    import papergym  # noqa: F401
+    from papergym.core.trajectory import OraclePolicy, rollout
+
+    env = gym.make("papergym/WorldModelGUI-v0")
+    won = rollout(env, OraclePolicy(), seed=0, options={"template": "SystemWifiTurnOn"})
+    budget = won.steps[-1].info[K.STEP_BUDGET]
+    lost = Trajectory(won.task_id, 0, won.steps[:1], success=False)
+    assert WMR1Reward().step_cap([won, lost]) == budget != 15

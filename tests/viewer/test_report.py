@@ -45,7 +45,9 @@ def test_report_lists_filters_checks_and_components(tmp_path: Path) -> None:
 
 def test_world_model_report_shows_imagined_screens_beside_real_ones(tmp_path: Path) -> None:
     run = tmp_path / "wm.jsonl"
-    assert main(["eval", "papergym/WorldModelGUI-v0", "--episodes", "1", "--out", str(run)]) == 0
+    # with its evaluation simulator on (training=False): the real screen beside the imagined one
+    argv = ["eval", "papergym/WorldModelGUI-v0", "--kw", "training=false", "--episodes", "1"]
+    assert main([*argv, "--out", str(run)]) == 0
     trace = json.loads(run.read_text().splitlines()[0])["trace"]
     assert all(s["imagined_screen"].endswith("_wm.png") for s in trace)
     html = write_report(run).read_text()

@@ -3,8 +3,10 @@
 Modules: `views` (elements, screens, layout engine), `phone` (the plain-data state, back stack and
 action semantics), `apps` (the 14 apps), `layouts` (default and held-out), `render_text` /
 `render_html` / `render_image` (the three renderings), `actions` (WM-R1's action grammar), `oracle`
-(screen-reading plans), `world` (seeded contents), `templates` (AndroidWorld templates) and
-`mobile_gui_env` (`papergym/MobileGUI-v0`).
+(screen-reading plans), `world` (seeded contents), `templates` (AndroidWorld templates),
+`mobile_gui_env` (`papergym/MobileGUI-v0`), `world_models` (simulator, noisy and model-backed world
+models), `learned_wm` (a learned world model's data, diff format and backend) and `world_model_env`
+(`papergym/WorldModelGUI-v0`).
 """
 
 from papergym.envs.mobile_gui.actions import ParsedAction, parse_action

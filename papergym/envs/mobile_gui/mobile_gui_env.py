@@ -255,16 +255,21 @@ class MobileGUIEnv(TextEnv):
         show_ids = self.element_ids and self.screen_format != "image"
         return PROMPT.format(ids=ID_NOTE if show_ids else "")
 
-    def _start(self, task: Task) -> Turn:
+    def _begin(self, task: Task) -> Template:
+        """Set up the episode's plain-data state for ``task`` (no simulator yet); returns its template."""
         params, phone_state = task.payload
         name = task.family.removeprefix("mobile.")
-        template = REGISTRY[name]
         # The generator builds a fresh state for every task it returns, so the episode may own it.
-        self._s = _State(phone_state, name, dict(params), template.budget)
-        self._phone = Phone(self._s.phone, self._apps, self.layout)
+        self._s = _State(phone_state, name, dict(params), REGISTRY[name].budget)
+        return REGISTRY[name]
+
+    def _start(self, task: Task) -> Turn:
+        template = self._begin(task)
+        s = self._state_or_raise()
+        self._phone = Phone(s.phone, self._apps, self.layout)
         self._saw()
-        text = f"Instruction: {template.goal(params)}\n\nScreen:\n{self._render_screen()}"
-        return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: name, K.STEP_BUDGET: template.budget})
+        text = f"Instruction: {template.goal(s.params)}\n\nScreen:\n{self._render_screen()}"
+        return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget})
 
     def _saw(self) -> None:
         """Record the screen the agent is shown now (`current_screen`)."""
@@ -373,15 +378,20 @@ class MobileGUIEnv(TextEnv):
         self._phone = Phone(state.phone, self._apps, self.layout)
 
     # ------------------------------------------------------------------ rendering
+    def _drawn_screen(self) -> Screen | None:
+        """The screen `render` draws (None before the first reset)."""
+        return self._phone.screen if self._phone is not None else None
+
     def render(self) -> Any:
+        screen = self._drawn_screen()
         if self.render_mode == "rgb_array":
             from papergym.envs.mobile_gui.render_image import render_image
 
-            if self._phone is None:
+            if screen is None:
                 return np.zeros((1, 1, 3), dtype=np.uint8)
-            return np.asarray(render_image(self.phone.screen))
+            return np.asarray(render_image(screen))
         if self.render_mode == "ansi":
-            return render_text(self.phone.screen) + "\n" if self._phone is not None else ""
+            return render_text(screen) + "\n" if screen is not None else ""
         return super().render()
 
 

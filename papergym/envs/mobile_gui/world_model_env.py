@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
 from papergym.core.text_env import ObsMode, Turn
+from papergym.core.trajectory import Trajectory
 from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
 from papergym.envs.mobile_gui.mobile_gui_env import HISTORY, MobileGUIEnv
 from papergym.envs.mobile_gui.oracle import Ctx, OracleError
+from papergym.envs.mobile_gui.phone import Phone
 from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
+from papergym.envs.mobile_gui.templates.base import screen_texts
 from papergym.envs.mobile_gui.views import Layout, Screen
 from papergym.envs.mobile_gui.world_models import SimulatorWorldModel, WMState
 
@@ -41,6 +45,55 @@ class _WM:
 
     state: WMState
     n_wm: int = 0
+    real_steps: int = 0
+    """Calls into the real simulator so far: the evaluation simulator's actions (``training=False``) and
+    the transitions a simulator-backed world model computed (`WMState.real_steps`)."""
+    committed: list[str] = field(default_factory=list)
+    """The committed (not imagined) actions, as sent: what `replay_true_success` replays."""
+    real_shown: set[tuple[str, str]] = field(default_factory=set)
+    """(title, text) of the evaluation simulator's screens (``training=False``): true success's evidence."""
+
+
+def committed_actions(trajectory: Trajectory) -> list[str]:
+    """The committed actions of a WorldModelGUI-v0 episode: its steps that were not imagined turns."""
+    return [str(step.action) for step in trajectory.steps if not step.info.get(K.IMAGINED, False)]
+
+
+def replay_true_success(
+    task_id: str,
+    actions: Sequence[str],
+    *,
+    layout: str | Layout = "default",
+    element_ids: bool = True,
+    require_shown: bool = True,
+    templates: Sequence[str] | None = None,
+    test_size: int = DEFAULT_SPLIT_SIZES["test"],
+) -> bool:
+    """The true success of an episode: its committed actions replayed on MobileGUI-v0's real simulator.
+
+    Run it after the episode, outside the training loop (it is evaluation: ``len(actions)`` real steps).
+    The result is MobileGUI-v0's success for the same actions: the simulator's state check, and for a
+    question the answer's screen among the real screens the actions reached (``require_shown``). The
+    step budget applies as in the episode (invalid actions count, imagined turns are not in ``actions``).
+
+    Args:
+        task_id: the episode's ``info["task_id"]``.
+        actions: the committed actions in order (`committed_actions` of a `Trajectory`).
+        layout, element_ids, require_shown, templates, test_size: the episode env's settings.
+    """
+    env = MobileGUIEnv(
+        layout=layout,
+        element_ids=element_ids,
+        require_shown=require_shown,
+        templates=templates,
+        test_size=test_size,
+    )
+    env.reset(options={"task_id": task_id})
+    for action in actions:
+        *_, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return bool(terminated and info.get(K.SUCCESS, False))
+    return False
 
 
 class WorldModelGUIEnv(MobileGUIEnv):
@@ -50,8 +103,19 @@ class WorldModelGUIEnv(MobileGUIEnv):
     WM-R1's training setting (papers/envs.md §1.2): the agent never touches the real phone; each committed
     action goes to a `WorldModel` (``world_model=``) whose predicted screen is the next observation. A turn
     whose ``<think>`` holds ``call_wm(action='...')`` and that has no ``Action:`` after ``</think>`` is an
-    imagined turn: the predicted screen comes back, nothing is committed and the real step counter does not
-    move. A simulator copy runs the same committed actions for evaluation only: ``info["true_success"]``.
+    imagined turn: the predicted screen comes back, nothing is committed and the step counter does not
+    move. The first screen is the task's start screen (task data, as WM-R1's dataset gives the first
+    screenshot); every later screen is a prediction.
+
+    Real interactions are counted: ``info["real_steps"]`` is the number of calls into the real simulator
+    so far in the episode, i.e. the actions the evaluation simulator applied (``training=False``) plus the
+    transitions a simulator-backed world model computed (`WMState.real_steps`: one per prediction of
+    `SimulatorWorldModel`, or of `NoisyWorldModel` over it). With ``training=True`` (default) the env
+    itself makes no simulator call during the episode; true success is then measured after the episode,
+    outside the training loop, by `replay_true_success` (the env's method, or the module function over a
+    `Trajectory`'s `committed_actions`). A zero-real-interaction run (WM-R1's claim) also needs a world
+    model that is not the simulator: the learned one (`papergym.baselines.world_model`), or
+    `CodeWorldModel`.
 
     ## Observation
     As MobileGUI-v0, the screen being the world model's prediction; an imagined turn's observation starts
@@ -70,6 +134,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
     imagined ``call_wm`` screens do not count: inferred, the judged trajectory must show the evidence).
     WM-R1's group reward is `papergym.credit.wm_r1.WMR1Reward`.
 
+    With ``training=False`` a simulator copy follows the committed actions during the episode and
+    ``info["true_success"]`` (an evaluation label) comes at the end: MobileGUI-v0's success on the same
+    actions, exactly what `replay_true_success` returns.
+
     ## Episode End
     Terminates at ``finished``; truncated when the task's real-step budget (MobileGUI-v0's rule) is spent or
     when the world model or judge fails (``info["error"]``). Registered with ``max_episode_steps=200``, above
@@ -77,8 +145,15 @@ class WorldModelGUIEnv(MobileGUIEnv):
 
     ## Arguments
     - ``world_model``: any object with ``predict(state, action, *, seed)`` over `WMState` (default
-      `SimulatorWorldModel`; `NoisyWorldModel`, `CodeWorldModel(chat_model)`).
+      `SimulatorWorldModel`, the simulator itself; `NoisyWorldModel`, `CodeWorldModel(chat_model)`, or
+      the learned one: `papergym.baselines.world_model.load_world_model(dir)`, a tiny LM trained on the
+      simulator's transitions of the train split, `papergym.envs.mobile_gui.learned_wm`).
     - ``judge``: ``"screen"`` (default) or a `Judge`. ``n_wm_max``: 5 (WM-R1).
+    - ``training``: True (default): no evaluation simulator, no ``info["true_success"]``; False: a
+      simulator copy follows the committed actions and reports ``info["true_success"]``. The default is
+      the training setting so that a trainer that plugs the env in is honest without knowing the flag
+      (a forgotten flag then costs an evaluation label, never a hidden real interaction per step);
+      evaluation asks for the label explicitly, here or through `replay_true_success`.
     - The rest as MobileGUI-v0 (``screen``, ``layout``, ``history``, ``element_ids``, ``templates``, ...).
 
     ## Paper
@@ -86,7 +161,12 @@ class WorldModelGUIEnv(MobileGUIEnv):
     JSON; Code2World (§1.3): the world model's HTML screens and prompt.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Changed within v0 (issue 24): ``training=True`` became the default, so
+      ``info["true_success"]`` is only reported with ``training=False`` (or by `replay_true_success`);
+      ``info["real_steps"]`` counts the real simulator's calls instead of the literal 0; true success's
+      evidence rule reads the real screens the actions reached (MobileGUI-v0's rule) instead of the
+      predicted ones; the first screen comes from the world model's ``initial`` (the start screen);
+      ``render()`` draws the screen the agent sees (the prediction), not the simulator's.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/WorldModelGUI-v0")
@@ -99,8 +179,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
     ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
     ...     if terminated or truncated:
     ...         break
-    >>> info["success"], info["true_success"], info["n_wm"], info["real_steps"]
-    (True, True, 1, 0)
+    >>> info["success"], info["n_wm"], info["real_steps"], "true_success" in info  # the simulator WM's steps
+    (True, 1, 3, False)
+    >>> env.unwrapped.replay_true_success()  # evaluation, after the episode
+    True
     """
 
     def __init__(
@@ -119,7 +201,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
         render_mode: str | None = None,
         format_penalty: float = 0.1,
         require_shown: bool = True,
+        training: bool = True,
     ) -> None:
+        if not isinstance(training, bool):
+            raise ValueError(f"training must be a bool, got {training!r}")
         if world_model is not None and not callable(getattr(world_model, "predict", None)):
             raise ValueError("world_model needs a predict(state, action, *, seed) method")
         if judge != "screen" and not callable(getattr(judge, "score", None)):
@@ -142,6 +227,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
         self.world_model = world_model if world_model is not None else SimulatorWorldModel(layout_name)
         self.judge = judge
         self.n_wm_max = n_wm_max
+        self.training = training
+        self._test_size = test_size
         self._wm: _WM | None = None
 
     # ------------------------------------------------------------------ world-model state
@@ -152,8 +239,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
         return self._wm  # type: ignore[return-value]
 
     def current_screen(self) -> Screen:
-        """The predicted screen the agent sees (the simulator's while the first observation is built)."""
-        return self.wm.state.screen if self._wm is not None else self.phone.screen
+        """The predicted screen the agent sees."""
+        return self.wm.state.screen
 
     def _render_screen(self) -> str:
         screen = self.current_screen()
@@ -164,16 +251,32 @@ class WorldModelGUIEnv(MobileGUIEnv):
 
     def _start(self, task: Task) -> Turn:
         self._wm = None
-        turn = super()._start(task)  # sets up the evaluation simulator and renders its first screen
-        goal = self.template.goal(self.params)
+        template = self._begin(task)
+        s = self._state_or_raise()
+        goal = template.goal(s.params)
+        # the evaluation simulator (training=False only); its start screen is task data, not a step
+        self._phone = None if self.training else Phone(s.phone, self._apps, self.layout)
+        real_shown = set() if self._phone is None else screen_texts(self._phone.screen)
         initial = getattr(self.world_model, "initial", None)
-        state = initial(goal, copy.deepcopy(self._s.phone)) if callable(initial) else None  # type: ignore[union-attr]
+        state = initial(goal, copy.deepcopy(s.phone)) if callable(initial) else None
         if not isinstance(state, WMState):
-            state = WMState(goal, self.phone.screen, None)
-        self._wm = _WM(state)
-        self._saw()  # the world model's first screen, besides the simulator's shown in the first observation
-        turn.info = {**turn.info, K.N_WM: 0, K.REAL_STEPS: 0}
-        return turn
+            state = WMState(goal, self.start_screen(), None)
+        self._wm = _WM(state, real_shown=real_shown)
+        self._saw()
+        text = f"Instruction: {goal}\n\nScreen:\n{self._render_screen()}"
+        info = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget, K.N_WM: 0, K.REAL_STEPS: 0}
+        return Turn(text, info=info)
+
+    def start_screen(self) -> Screen:
+        """The task's start screen in this env's layout (task data: laid out, no action applied)."""
+        return Phone(copy.deepcopy(self._state_or_raise().phone), self._apps, self.layout).screen
+
+    def _predict(self, action: str) -> WMState:
+        """The world model's prediction from the current state; its simulator steps are counted."""
+        wm = self.wm
+        predicted = self.world_model.predict(wm.state, action, seed=self._seed())
+        wm.real_steps += max(0, int(predicted.real_steps) - int(wm.state.real_steps))
+        return predicted
 
     def _seed(self) -> int:
         return int(self.np_random.integers(2**31))
@@ -181,9 +284,15 @@ class WorldModelGUIEnv(MobileGUIEnv):
     # ------------------------------------------------------------------ acting
     def _act(self, action: str) -> Turn:
         s = self._state_or_raise()
+        info: dict[str, Any] = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget}
+        turn = self._act_turn(action, info)
+        turn.info = {**turn.info, K.REAL_STEPS: self.wm.real_steps}
+        return turn
+
+    def _act_turn(self, action: str, info: dict[str, Any]) -> Turn:
+        s = self._state_or_raise()
         wm = self.wm
         imagined = _CALL_WM.search(action)
-        info: dict[str, Any] = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget, K.REAL_STEPS: 0}
         if imagined is not None and "Action:" not in action[action.rfind("</think>") :]:
             s.pending = None
             info[K.IMAGINED] = True
@@ -193,7 +302,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
                     f"World-model calls are used up ({self.n_wm_max}); commit an action.", **info
                 )
             try:
-                predicted = self.world_model.predict(wm.state, imagined.group(1), seed=self._seed())
+                predicted = self._predict(imagined.group(1))
             except BackendError as exc:
                 return self._fault(exc, info)
             wm.n_wm += 1
@@ -206,6 +315,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
             return Turn(f"{IMAGINED_NOTE}\n{screen}", {"outcome": 0.0}, info=info, role="system")
         info[K.IMAGINED] = False
         info[K.N_WM] = wm.n_wm
+        wm.committed.append(action)
         try:
             parsed = parse_action(action, element_ids=self.element_ids)
         except ActionError as exc:
@@ -216,10 +326,13 @@ class WorldModelGUIEnv(MobileGUIEnv):
         if pending is not None and pending[0] == action:
             s.oracle_mem = pending[1]
         s.steps += 1
-        self.phone.act(parsed)  # the evaluation simulator follows the same actions
+        if self._phone is not None:  # the evaluation simulator follows the same actions
+            self._phone.act(parsed)
+            wm.real_steps += 1
+            wm.real_shown |= screen_texts(self._phone.screen)
         if parsed.kind != "finished":
             try:
-                wm.state = self.world_model.predict(wm.state, action, seed=self._seed())
+                wm.state = self._predict(action)
             except BackendError as exc:
                 return self._fault(exc, info)
             self._saw()
@@ -227,18 +340,56 @@ class WorldModelGUIEnv(MobileGUIEnv):
         info[K.PARSED_ACTION] = parsed.to_dict()
         if parsed.kind == "finished":
             s.finished, s.answer = True, parsed.text
-            true = self._true_success()
             try:
                 judged = self._judge()
             except BackendError as exc:
                 return self._fault(exc, info)
             s.judged = judged
-            info[K.TRUE_SUCCESS] = bool(true)
+            if self._phone is not None:
+                info[K.TRUE_SUCCESS] = self._true_success()
             info[K.CHECKS] = {"judged": judged}
             return Turn(
                 self._observation("Task finished."), {"outcome": float(judged)}, terminated=True, info=info
             )
         return self._budget(Turn(self._observation(""), {"outcome": 0.0}, info=info))
+
+    def _budget(self, turn: Turn) -> Turn:
+        turn = super()._budget(turn)
+        if turn.truncated and self._phone is not None:
+            turn.info = {**turn.info, K.TRUE_SUCCESS: False}
+        return turn
+
+    def _true_success(self) -> bool:
+        """The evaluation simulator's success, its own screens being the evidence (``training=False``)."""
+        s = self._state_or_raise()
+        return bool(
+            self.template.success(
+                s.params, s.phone, s.answer, self.wm.real_shown, require_shown=self.require_shown
+            )
+        )
+
+    def replay_true_success(self, trajectory: Trajectory | None = None) -> bool:
+        """True success, by replaying committed actions on a fresh real simulator (evaluation only).
+
+        Call it after an episode, outside the training loop; it equals ``info["true_success"]`` of the
+        same episode played with ``training=False``.
+
+        Args:
+            trajectory: an episode of an env with this one's settings; None: the current episode.
+        """
+        if trajectory is None:
+            task_id, actions = self.task.task_id, list(self.wm.committed)
+        else:
+            task_id, actions = trajectory.task_id, committed_actions(trajectory)
+        return replay_true_success(
+            task_id,
+            actions,
+            layout=self.layout,
+            element_ids=self.element_ids,
+            require_shown=self.require_shown,
+            templates=self.template_names,
+            test_size=self._test_size,
+        )
 
     def _judge(self) -> bool:
         s = self._state_or_raise()
@@ -280,7 +431,13 @@ class WorldModelGUIEnv(MobileGUIEnv):
     def _load_state(self, state: Any) -> None:
         s, wm = state
         super()._load_state(s)
+        if self.training:
+            self._phone = None
         self._wm = wm
 
+    def _drawn_screen(self) -> Screen | None:
+        """`render` draws the screen the agent sees: the world model's."""
+        return self._wm.state.screen if self._wm is not None else None
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}]
+
+CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}, {"training": False}]

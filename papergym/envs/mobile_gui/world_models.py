@@ -37,10 +37,17 @@ class WMState:
     screen: Screen
     private: Any = None
     history: list[str] = field(default_factory=list)
+    real_steps: int = 0
+    """Transitions the real simulator computed to reach this state (`SimulatorWorldModel`: one per
+    prediction; a learned or model-backed world model: none). `WorldModelGUIEnv` counts them in
+    ``info["real_steps"]``, so a world model that steps a simulator must report it here."""
 
 
 class SimulatorWorldModel:
-    """The exact world model: its private state is a `PhoneState` (copied, then stepped)."""
+    """The exact world model: its private state is a `PhoneState` (copied, then stepped).
+
+    It is the real simulator: every prediction is a real step (``WMState.real_steps``), so training inside
+    it is not training with zero real interactions."""
 
     def __init__(self, layout: str = "default") -> None:
         if layout not in LAYOUTS:
@@ -60,7 +67,7 @@ class SimulatorWorldModel:
             phone.act(parse_action(action))
         except ActionError:
             return replace(state, history=[*state.history, action])
-        return WMState(state.goal, phone.screen, private, [*state.history, action])
+        return WMState(state.goal, phone.screen, private, [*state.history, action], state.real_steps + 1)
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,9 @@ class NoisyWorldModel:
     """Another model's predictions with seeded errors: a transition that does not happen, a dropped or a
     hallucinated element, a wrong text, or a wrong screen (the home screen). Each error mode is drawn
     independently per prediction from ``random.Random(seed)``. The private state follows the base model,
-    so errors show on the screen and do not compound (except a missing transition)."""
+    so errors show on the screen and do not compound (except a missing transition). Over the default
+    `SimulatorWorldModel` base it steps the real simulator (counted in ``WMState.real_steps``): the
+    controllable-error option for measurements, not a zero-real-interaction training setting."""
 
     def __init__(
         self,
@@ -175,7 +184,7 @@ class CodeWorldModel:
         messages = [{"role": "system", "content": CODE2WORLD_SYSTEM}, {"role": "user", "content": prompt}]
         reply = self.model.chat(messages, seed=seed, max_tokens=self.max_tokens, temperature=self.temperature)
         screen = parse_html_screen(reply, fallback=state.screen)
-        return WMState(state.goal, screen, None, [*state.history, action])
+        return WMState(state.goal, screen, None, [*state.history, action], state.real_steps)
 
 
 _SKIP = {"script", "style", "head", "title", "svg", "noscript", "template", "iframe", "object"}

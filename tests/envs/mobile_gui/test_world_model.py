@@ -10,8 +10,10 @@ import gymnasium as gym
 import pytest
 
 import papergym  # noqa: F401
+from papergym.core.trajectory import OraclePolicy, rollout
+from papergym.envs.mobile_gui.phone import Phone
 from papergym.envs.mobile_gui.templates import REGISTRY
-from papergym.envs.mobile_gui.world_model_env import WorldModelGUIEnv
+from papergym.envs.mobile_gui.world_model_env import WorldModelGUIEnv, replay_true_success
 from papergym.envs.mobile_gui.world_models import (
     CodeWorldModel,
     JsonSuccessJudge,
@@ -59,7 +61,8 @@ def test_an_imagined_call_changes_nothing_and_is_capped() -> None:
     before = _contents(env)
     obs, reward, terminated, truncated, info = env.step(IMAGINE)
     assert obs.startswith("The result of your imagined action") and "[wifi] Switch" in obs
-    assert info["imagined"] and info["n_wm"] == 1 and info["real_steps"] == 0 and not info["invalid_action"]
+    assert info["imagined"] and info["n_wm"] == 1 and not info["invalid_action"]
+    assert info["real_steps"] == 1  # the default world model is the simulator: its prediction is a real step
     assert _contents(env) == before and not (terminated or truncated)
     env.step(IMAGINE)
     obs, reward, *_, info = env.step(IMAGINE)  # the third call is refused
@@ -69,14 +72,17 @@ def test_an_imagined_call_changes_nothing_and_is_capped() -> None:
 
 @pytest.mark.parametrize("split", ["train", "test"])
 def test_oracle_solves_every_template_in_the_simulator_world_model(split: str) -> None:
-    env = _env()
+    env = _env(training=False)
     for k, name in enumerate(REGISTRY):
         env.reset(seed=k, options={"template": name, "split": split})
+        steps = 0
         while True:
             *_, terminated, truncated, info = env.step(env.oracle_action())
+            steps += 1
             if terminated or truncated:
                 break
-        assert info["success"] and info["true_success"] and info["real_steps"] == 0, name
+        # the evaluation simulator's actions plus the simulator world model's predictions (not finished)
+        assert info["success"] and info["true_success"] and info["real_steps"] == 2 * steps - 1, name
 
 
 def test_code_world_model_reply_with_script_and_broken_tags_is_parsed_and_played_on() -> None:
@@ -103,6 +109,7 @@ def test_code_world_model_reply_with_script_and_broken_tags_is_parsed_and_played
     x, y = screen.find("wifi").center
     _, _, terminated, truncated, info = env.step(f"Action: tap(start_box='({x},{y})')")
     assert not (terminated or truncated) and info["real_steps"] == 0 and len(chat.sent) == 2
+    assert "true_success" not in info and env._phone is None  # training mode: no evaluation simulator
 
 
 def test_garbage_html_keeps_the_old_screen() -> None:
@@ -132,10 +139,97 @@ def test_noisy_world_model_is_seeded_and_its_errors_show() -> None:
 
 def test_a_json_judge_decides_success_and_true_success_is_kept_apart() -> None:
     judge = JsonSuccessJudge(FakeChat('{"reasoning": "looks done", "success": true}'))
-    env = _env(judge=judge)
+    env = _env(judge=judge, training=False)
     env.reset(seed=4, options={"template": "SystemWifiTurnOn"})
     _, reward, terminated, _, info = env.step("Action: finished(content='')")  # nothing was done
     assert terminated and info["success"] is True and reward == 1.0 and info["true_success"] is False
     strict = _env(judge=JsonSuccessJudge(FakeChat("I cannot tell.")))
     strict.reset(seed=4, options={"template": "SystemWifiTurnOn"})
     assert strict.step("Action: finished(content='')")[4]["success"] is False
+
+
+class _Counter:
+    """Counts the real simulator's calls: `Phone.act` (transitions) and `Phone.screen` (screens built)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.acts = self.screens = 0
+        act, screen = Phone.act, Phone.screen
+
+        def counting_act(phone: Phone, action: Any) -> str:
+            self.acts += 1
+            return act(phone, action)
+
+        def counting_screen(phone: Phone) -> Any:
+            self.screens += 1
+            return screen.fget(phone)  # type: ignore[attr-defined]
+
+        monkeypatch.setattr(Phone, "act", counting_act)
+        monkeypatch.setattr(Phone, "screen", property(counting_screen))
+
+
+FIXED_HTML = (
+    '<div id="render-target" data-app="Settings" data-title="Settings"><button id="wifi">Wi-Fi</button></div>'
+)
+
+
+def test_a_training_rollout_never_touches_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _Counter(monkeypatch)
+    env = _env(world_model=CodeWorldModel(FakeChat(FIXED_HTML)))
+    canned = [a for a in env.canned_actions if "finished" not in a] + [IMAGINE]
+    for seed, name in enumerate(("SystemWifiTurnOn", "ExpenseAddMultiple", "NotesTodoItemCount")):
+        env.reset(seed=seed, options={"template": name})
+        calls.acts = calls.screens = 0  # the start screen (task data) is built at reset
+        k = 0
+        while True:
+            action = env.oracle_action() if k % 2 else canned[k % len(canned)]
+            *_, terminated, truncated, info = env.step(action)
+            k += 1
+            assert info["real_steps"] == 0 and "true_success" not in info
+            if terminated or truncated:
+                break
+        env.restore(env.snapshot())
+        assert calls.acts == 0 and calls.screens == 0, name
+        env.replay_true_success()  # evaluation, after the episode: the counter sees it
+        assert calls.acts > 0
+
+
+def test_real_steps_count_every_simulator_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _Counter(monkeypatch)
+    noisy = NoisyWorldModel(no_transition=0.3, drop=0.2)  # over the simulator: its predictions are real steps
+    for training in (True, False):
+        env = _env(world_model=noisy, training=training)
+        env.reset(seed=5, options={"template": "SystemBluetoothTurnOn"})
+        calls.acts = 0
+        while True:
+            *_, terminated, truncated, info = env.step(env.oracle_action())
+            assert info["real_steps"] == calls.acts, training
+            if terminated or truncated:
+                break
+        assert info["real_steps"] > 0
+
+
+def test_replayed_true_success_equals_the_evaluation_simulators() -> None:
+    noisy = NoisyWorldModel(no_transition=0.2, drop=0.2, wrong_text=0.2)
+    live = _env(world_model=noisy, training=False)
+    train = _env(world_model=noisy)
+    names = ["SystemWifiTurnOn", "ContactsAddContact", "NotesTodoItemCount", "ExpenseDeleteSingle"]
+    outcomes = []
+    for seed in range(8):
+        options = {"template": names[seed % len(names)], "split": "test"}
+        traj = rollout(live, OraclePolicy(), seed=seed, options=options)
+        truth = traj.steps[-1].info["true_success"]
+        assert live.replay_true_success() is truth is live.replay_true_success(traj)
+        same = rollout(train, OraclePolicy(), seed=seed, options=options)
+        assert [s.action for s in same.steps] == [s.action for s in traj.steps]
+        assert train.replay_true_success(same) is truth
+        outcomes.append(truth)
+    assert True in outcomes and False in outcomes  # both outcomes occur, so the equality is not vacuous
+    assert replay_true_success(traj.task_id, ["Action: finished(content='')"]) is False
+
+
+def test_render_draws_the_screen_the_agent_sees() -> None:
+    wrong = NoisyWorldModel(wrong_screen=1.0)  # every prediction is the home screen
+    env = gym.make("papergym/WorldModelGUI-v0", world_model=wrong, render_mode="ansi", training=False)
+    env.reset(seed=0, options={"template": "SystemWifiTurnOn"})
+    env.step("Action: open_app(app_name='Settings')")
+    assert env.render().startswith("App: Home") and env.unwrapped.phone.screen.app == "Settings"
