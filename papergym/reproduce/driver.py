@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import inspect
 import json
 import logging
 import re
@@ -57,6 +58,8 @@ class ReproArgs:
     """Run the same code path on a minimal budget (a test runs every --smoke)."""
     write: str | None = None
     """A markdown file (benchmarks/README.md) to write this reproduction's section into."""
+    render: str | None = None
+    """Train nothing: re-render table.md (and the --write section) from this results.json."""
 
 
 @dataclass
@@ -270,5 +273,23 @@ def main(name: str, argv: Sequence[str]) -> dict[str, Any]:
     tyro = require("tyro", "train")
     args = tyro.cli(driver.Args, args=list(argv), prog=f"papergym reproduce {name}")
     args = resolve_args(driver, args, name)
+    if args.render:
+        return render(driver, name, args)
     result: dict[str, Any] = driver.run(args)
     return result
+
+
+def render(driver: ModuleType, name: str, args: ReproArgs) -> dict[str, Any]:
+    """``--render RESULTS``: the driver's ``section`` of a finished run, written to ``table.md`` beside the
+    results (and to ``--write``), with nothing trained or evaluated."""
+    from papergym.reproduce.report import read_summary, write_readme_section
+
+    if len(inspect.signature(driver.section).parameters) != 1:
+        raise ValueError(f"reproduction {name!r} cannot re-render its section from results.json alone")
+    results = Path(args.render)
+    summary = read_summary(results)
+    table = driver.section(summary)
+    (results.parent / "table.md").write_text(table + "\n")
+    if args.write:
+        write_readme_section(args.write, name, table)
+    return {**summary, "out": str(results.parent)}

@@ -244,6 +244,24 @@ def write_results(
     return target
 
 
+def _revive(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"mean", "low", "high", "confidence"}:
+            return Interval(**value)
+        return {int(k) if isinstance(k, str) and k.isdigit() else k: _revive(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_revive(v) for v in value]
+    return value
+
+
+def read_summary(results: str | Path) -> dict[str, Any]:
+    """The ``summary`` of a ``results.json`` with its intervals as `Interval` and integer keys (k, seeds)
+    as ints again: what a driver's ``section`` takes, to re-render a table without retraining."""
+    record = json.loads(Path(results).read_text())
+    summary: dict[str, Any] = _revive(record["summary"])
+    return summary
+
+
 def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """A GitHub markdown table of ``rows`` (floats to 3 decimals, intervals as ``mean [low, high]``)."""
 

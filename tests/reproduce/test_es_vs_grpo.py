@@ -69,6 +69,11 @@ def test_smoke_run_writes_results_table_png_and_readme_section(tmp_path: Path) -
     text = readme.read_text()
     assert text.startswith("# benchmarks\n\nkept as is\n")
     assert "<!-- reproduce:es-vs-grpo:begin -->" in text and "| arm | pass@1 |" in text
+    # --render rewrites the same table from results.json alone, training nothing
+    table = (out / "table.md").read_text()
+    (out / "table.md").unlink()
+    assert cli(["reproduce", "es-vs-grpo", "--render", str(out / "results.json")]) == 0
+    assert (out / "table.md").read_text() == table
 
 
 def test_unknown_and_unwritten_reproductions_give_clear_errors(capsys) -> None:
