@@ -80,7 +80,10 @@ def test_smoke_run_trains_every_arm_and_writes_the_report(tmp_path: Path) -> Non
     assert (
         list(norms) == summary["cosines"]["names"] == ["expert_arith", "expert_countdown", "mix_rl", "mopd"]
     )
-    assert norms["mopd"]["mean"] > 0  # the teachers' log-probs move the student even on the smoke budget
+    # MOPD moves its student exactly when a teacher differs from the base: an expert whose smoke GRPO saw no
+    # reward variance is the base itself (reverse KL 0), and sampling differs with torch's thread count
+    experts_moved = norms["expert_arith"]["mean"] > 0 or norms["expert_countdown"]["mean"] > 0
+    assert (norms["mopd"]["mean"] > 0) == experts_moved
     for i, row in enumerate(matrix):  # a task vector that stayed zero (no reward variance) has cosine 0
         assert row[i] == pytest.approx(1.0 if norms[summary["cosines"]["names"][i]]["low"] > 0 else row[i])
         assert all(-1.0 <= v <= 1.0 + 1e-6 and v == pytest.approx(matrix[j][i]) for j, v in enumerate(row))
