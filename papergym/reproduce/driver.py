@@ -84,6 +84,20 @@ class WarmStartArgs(ReproArgs):
     """SFT learning rate (a from-scratch tiny model)."""
 
 
+SMOKE_WARM_START: dict[str, Any] = {
+    "seeds": 2,
+    "prompts_per_step": 2,
+    "group_size": 2,
+    "max_new_tokens": 8,
+    "eval_tasks": 3,
+    "eval_samples": 4,
+    "sft_episodes": 16,
+    "sft_steps": 2,
+    "sft_batch": 4,
+}
+"""The ``--smoke`` budget a GRPO-on-a-warm-start driver starts its ``SMOKE`` from."""
+
+
 def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps: int | None = None) -> str:
     """The arms' starting point: ``--model DIR`` as is, else the tiny LM SFT-warmed on oracle demonstrations
     (`sft_warm_start`, cached beside the run directory). ``model``/``seed``/``steps`` build other warm

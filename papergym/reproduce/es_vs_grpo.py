@@ -44,7 +44,7 @@ import numpy as np
 from papergym.baselines import es, grpo
 from papergym.baselines.run import set_threads
 from papergym.reproduce import report
-from papergym.reproduce.driver import WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.driver import SMOKE_WARM_START, WarmStartArgs, check_arms, evaluate_model, warm_base
 from papergym.reproduce.evaluation import TaskSamples, families, pass_at_k_matrix, restrict
 
 logger = logging.getLogger(__name__)
@@ -103,20 +103,7 @@ class Args(WarmStartArgs):
     """The share of ES's update zeroed by the pruning probe (training.md §5.1)."""
 
 
-SMOKE: dict[str, Any] = {
-    "seeds": 2,
-    "samples": 8,
-    "prompts_per_step": 2,
-    "group_size": 2,
-    "population": 2,
-    "es_tasks": 2,
-    "max_new_tokens": 8,
-    "eval_tasks": 3,
-    "eval_samples": 4,
-    "sft_episodes": 16,
-    "sft_steps": 2,
-    "sft_batch": 4,
-}
+SMOKE: dict[str, Any] = {**SMOKE_WARM_START, "samples": 8, "population": 2, "es_tasks": 2}
 """``--smoke``: the same code path on a minimal budget."""
 
 

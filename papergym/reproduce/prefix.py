@@ -33,7 +33,7 @@ from papergym.baselines import grpo
 from papergym.baselines.run import set_threads
 from papergym.core.errors import require
 from papergym.reproduce import report
-from papergym.reproduce.driver import WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.driver import SMOKE_WARM_START, WarmStartArgs, check_arms, evaluate_model, warm_base
 from papergym.reproduce.es_vs_grpo import ks_for
 from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
 
@@ -84,20 +84,7 @@ class Args(WarmStartArgs):
     """Held-out prompts for the prefix-target similarity."""
 
 
-SMOKE: dict[str, Any] = {
-    "seeds": 2,
-    "steps": 1,
-    "prompts_per_step": 2,
-    "group_size": 2,
-    "max_new_tokens": 8,
-    "eval_tasks": 3,
-    "eval_samples": 4,
-    "similarity_prompts": 2,
-    "sft_episodes": 16,
-    "sft_steps": 3,
-    "sft_batch": 4,
-    "prefix_prob": 0.5,
-}
+SMOKE: dict[str, Any] = {**SMOKE_WARM_START, "steps": 1, "similarity_prompts": 2, "prefix_prob": 0.5}
 
 
 def prefix_models(args: Args) -> dict[str, str]:
