@@ -293,17 +293,23 @@ def main(name: str, argv: Sequence[str]) -> dict[str, Any]:
     return result
 
 
+def publish(out: Path, name: str, table: str, write: str | None) -> None:
+    """Write a reproduction's section to ``out/table.md`` and, with ``--write``, into that markdown file."""
+    from papergym.reproduce.report import write_readme_section
+
+    (out / "table.md").write_text(table + "\n")
+    if write:
+        write_readme_section(write, name, table)
+
+
 def render(driver: ModuleType, name: str, args: ReproArgs) -> dict[str, Any]:
     """``--render RESULTS``: the driver's ``section`` of a finished run, written to ``table.md`` beside the
     results (and to ``--write``), with nothing trained or evaluated."""
-    from papergym.reproduce.report import read_summary, write_readme_section
+    from papergym.reproduce.report import read_summary
 
     if len(inspect.signature(driver.section).parameters) != 1:
         raise ValueError(f"reproduction {name!r} cannot re-render its section from results.json alone")
     results = Path(args.render)
     summary = read_summary(results)
-    table = driver.section(summary)
-    (results.parent / "table.md").write_text(table + "\n")
-    if args.write:
-        write_readme_section(args.write, name, table)
+    publish(results.parent, name, driver.section(summary), args.write)
     return {**summary, "out": str(results.parent)}

@@ -44,7 +44,14 @@ import numpy as np
 from papergym.baselines import es, grpo
 from papergym.baselines.run import set_threads
 from papergym.reproduce import report
-from papergym.reproduce.driver import SMOKE_WARM_START, WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.driver import (
+    SMOKE_WARM_START,
+    WarmStartArgs,
+    check_arms,
+    evaluate_model,
+    publish,
+    warm_base,
+)
 from papergym.reproduce.evaluation import TaskSamples, families, pass_at_k_matrix, restrict
 
 logger = logging.getLogger(__name__)
@@ -253,23 +260,15 @@ def run(args: Args) -> dict[str, Any]:
     summary = summarise(args, samples, measured)
     summary["budgets"] = {arm: budget(stages) for arm, stages in arm_configs(args, base, 0).items()}
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
-    ks = ks_for(args.eval_samples)
-    series = {
-        arm: {float(k): report.stratified_bootstrap(pass_at_k_matrix(samples[arm], k)) for k in ks}
-        for arm in ARMS
-    }
     report.plot_arms(
         out / "pass_at_k.png",
-        series,
+        {arm: {float(k): v for k, v in summary["pass_at_k"][arm].items()} for arm in ARMS},
         xlabel="k",
         ylabel="pass@k",
         title="Countdown-lite + arith, held-out",
         log_x=True,
     )
-    table = section(summary)
-    (out / "table.md").write_text(table + "\n")
-    if args.write:
-        report.write_readme_section(args.write, NAME, table)
+    publish(out, NAME, section(summary), args.write)
     summary["out"] = str(out)
     return summary
 

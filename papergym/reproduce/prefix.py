@@ -33,7 +33,14 @@ from papergym.baselines import grpo
 from papergym.baselines.run import set_threads
 from papergym.core.errors import require
 from papergym.reproduce import report
-from papergym.reproduce.driver import SMOKE_WARM_START, WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.driver import (
+    SMOKE_WARM_START,
+    WarmStartArgs,
+    check_arms,
+    evaluate_model,
+    publish,
+    warm_base,
+)
 from papergym.reproduce.es_vs_grpo import ks_for
 from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
 
@@ -225,10 +232,7 @@ def run(args: Args) -> dict[str, Any]:
         title="Countdown-lite + arith: GRPO with and without prefixes",
         log_x=True,
     )
-    table = section(summary)
-    (out / "table.md").write_text(table + "\n")
-    if args.write:
-        report.write_readme_section(args.write, NAME, table)
+    publish(out, NAME, section(summary), args.write)
     summary["out"] = str(out)
     return summary
 
