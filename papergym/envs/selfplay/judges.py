@@ -24,6 +24,8 @@ from papergym.envs.selfplay.writing import words
 logger = logging.getLogger(__name__)
 
 _DIRECTIVE = re.compile(r"^\s*([a-z_]+)\s*:\s*(\S+)\s*$", re.MULTILINE)
+_VERDICT = re.compile(r"(?:response\s+)?\(?([AB])\)?[.!]?", re.IGNORECASE)
+"""A judge reply that is one verdict: the letter alone, optionally as ``Response A``, ``(A)``, ``A.``."""
 
 
 @runtime_checkable
@@ -165,7 +167,8 @@ class ModelPreferenceJudge:
 
     Each unordered pair of answers is compared once (twice, in both orders, with ``both_orders=True``,
     to cancel position bias); an answer's score is its share of wins. A reply naming neither answer
-    counts as a tie (0.5) and is logged at WARNING.
+    counts as a tie (0.5) and is logged at WARNING; so does any reply that is not a single verdict (issue
+    19: ``A or B``, ``Both A and B``, ``It's a tie`` used to count as a win for A, the first letter in it).
 
     Args:
         model: the chat model.
@@ -188,17 +191,17 @@ class ModelPreferenceJudge:
         return f"ModelPreferenceJudge({self.model!r})"
 
     def prefer(self, task: str, a: str, b: str, *, seed: int | None = None) -> float:
-        """1.0 if the model prefers ``a``, 0.0 if ``b``, 0.5 if its reply names neither."""
+        """1.0 if the model prefers ``a``, 0.0 if ``b``, 0.5 if its reply is not one verdict."""
         messages = [
             {"role": "system", "content": self.SYSTEM},
             {"role": "user", "content": self.TEMPLATE.format(task=task, a=a, b=b)},
         ]
         reply = self.model.chat(messages, seed=seed, max_tokens=self.max_tokens, temperature=0.0)
-        match = re.search(r"\b([AB])\b", reply.strip().upper())
+        match = _VERDICT.fullmatch(reply.strip().replace("*", ""))
         if match is None:
-            logger.warning("%r: no A/B in reply %r; counting a tie", self, reply[:100])
+            logger.warning("%r: reply %r is not one A/B verdict; counting a tie", self, reply[:100])
             return 0.5
-        return 1.0 if match.group(1) == "A" else 0.0
+        return 1.0 if match.group(1).upper() == "A" else 0.0
 
     def scores(self, task: str, answers: Sequence[str], *, seed: int | None = None) -> list[float]:
         """Each answer's share of pairwise wins (0.5 for a single answer)."""
