@@ -136,14 +136,22 @@ def es_update(
 
 # --------------------------------------------------------------------------------------- evaluation
 def evaluate(
-    policy: PolicyModel, args: Args, seeds: Sequence[int], *, split: str, batch: int | None = None
+    policy: PolicyModel,
+    args: Args,
+    seeds: Sequence[int],
+    *,
+    split: str,
+    batch: int | None = None,
+    when: str | None = None,
 ) -> tuple[float, float]:
     """Mean return and success rate of greedy episodes, one per seed, ``batch`` (default ``batch_size``)
-    played in lockstep."""
+    played in lockstep. With ``when`` (and ``args.eval_trace``) the episodes are written to
+    ``out/eval_<when>.jsonl`` for `papergym view`, as the other trainers' evaluations are."""
     batch = args.batch_size if batch is None else batch
     envs = make_envs(args.env, parse_kwargs(args.env_kw), max(1, min(batch, len(seeds))))
     returns: list[float] = []
     successes: list[bool] = []
+    played: list[Any] = []
     try:
         options = split_options(envs[0], split)
         for start in range(0, len(seeds), len(envs)):
@@ -159,9 +167,14 @@ def evaluate(
             )
             returns.extend(e.trajectory.total_reward for e in episodes)
             successes.extend(e.trajectory.success for e in episodes)
+            played.extend(e.trajectory for e in episodes)
     finally:
         for env in envs:
             env.close()
+    if when is not None and args.eval_trace:
+        from papergym.viewer.recording import write_episodes
+
+        write_episodes(Path(args.out) / f"eval_{when}.jsonl", played, env_id=args.env)
     return float(np.mean(returns)), float(np.mean(successes))
 
 
@@ -349,13 +362,13 @@ def probe(policy: PolicyModel, args: Args, initial: Path, final: Path) -> dict[s
     if args.eval_tasks:
         held_out = range(args.eval_tasks)
         report["eval_return_after"], report["eval_success_after"] = evaluate(
-            policy, args, held_out, split="test", batch=args.eval_batch
+            policy, args, held_out, split="test", batch=args.eval_batch, when="after"
         )
         report["probe_zeroed_fraction"] = sparsify_update(
             policy.model, initial, args.probe_zero_fraction, scope=args.probe_scope
         )
         report["eval_return_probe"], report["eval_success_probe"] = evaluate(
-            policy, args, held_out, split="test", batch=args.eval_batch
+            policy, args, held_out, split="test", batch=args.eval_batch, when="probe"
         )
         load_weights(policy.model, final)
     return report
@@ -373,7 +386,7 @@ def main(args: Args) -> dict[str, Any]:
     summary: dict[str, Any] = {"args": asdict(args), "initial_checkpoint": str(initial), "out": str(run.out)}
     if args.eval_tasks and run.start_step == 0:  # on the test split where the env has one
         summary["eval_return_before"], summary["eval_success_before"] = evaluate(
-            policy, args, range(args.eval_tasks), split="test", batch=args.eval_batch
+            policy, args, range(args.eval_tasks), split="test", batch=args.eval_batch, when="before"
         )
     for iteration in range(run.start_step, args.iterations):
         seeds = iteration_seeds(args.seed, iteration, args.population)

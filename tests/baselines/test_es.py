@@ -162,3 +162,17 @@ def test_streamed_checkpoint_of_a_tied_model_reloads_exactly(tiny_dir: Path, tmp
     assert all(torch.equal(mine[k], theirs[k]) for k in mine)
     # the tied head is stored once and still tied after loading
     assert again.model.lm_head.weight.data_ptr() == again.model.model.embed_tokens.weight.data_ptr()
+
+
+def test_es_evaluations_write_viewable_traces(tmp_path: Path) -> None:
+    ckpt = build_tiny_checkpoint(tmp_path / "init", hidden=32, layers=2)
+    es.main(_args(tmp_path, ckpt, iterations=1))
+    from papergym.viewer import load_run
+
+    for when in ("before", "after", "probe"):
+        records = load_run(tmp_path / "run" / f"eval_{when}.jsonl")
+        assert len(records) == 2 and all(r["env"] == register_toy() and r["trace"] for r in records)
+    pytest.importorskip("jinja2")
+    from papergym.viewer import render_report
+
+    assert "<html" in render_report(tmp_path / "run" / "eval_after.jsonl").lower()
