@@ -30,6 +30,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -122,6 +123,22 @@ class RoundRecord:
     challenger: Sample
     answers: list[Sample]
     infos: dict[str, Mapping[str, Any]]
+    prompts: dict[str, str] = dataclasses.field(default_factory=dict)
+    """What the challenger and the solver saw."""
+
+    def trajectory(self) -> Trajectory:
+        """The round as one episode for `papergym view`: the challenger's step, then each answer (its
+        reward the solver's per-answer reward)."""
+        rewards = list(self.infos["solver"].get(K.SOLVER_REWARDS) or [0.0] * len(self.answers))
+        steps = [
+            Step(self.prompts.get("challenger", ""), self.challenger.text, 0.0, self.infos["challenger"])
+        ]
+        steps += [
+            Step(self.prompts.get("solver", ""), a.text, float(x), {})
+            for a, x in zip(self.answers, rewards, strict=True)
+        ]
+        success = bool(self.infos["solver"].get(K.SUCCESS, False))
+        return Trajectory(str(self.seed), self.seed, steps=steps, success=success, terminated=True)
 
 
 class JZeroLoop:
@@ -169,6 +186,8 @@ class JZeroLoop:
         self.reward = RZeroReward()
         self.history: list[IterationStats] = []
         self._eval = self._eval_set()
+        self.eval_trace: Path | None = None
+        """Where `evaluate` writes its rounds for `papergym view` (None: nowhere)."""
 
     # ------------------------------------------------------------------ rounds
     def play(
@@ -178,19 +197,21 @@ class JZeroLoop:
         ``challenger_text``), G answers, the judge."""
         env = self.env
         env.reset(seed=seed, options={"domain": domain} if domain else None)
+        prompts = {"challenger": env.observe("challenger")}
         if challenger_text is None:
-            challenge = self.challenger.act(env.observe("challenger"), self.rng)
+            challenge = self.challenger.act(prompts["challenger"], self.rng)
         else:
             challenge = Sample(challenger_text)
         env.step(challenge.text)
         answers: list[Sample] = []
         if env.game.active == "solver":
-            prompt = env.observe("solver")
+            prompt = prompts["solver"] = env.observe("solver")
             for _ in range(self.config.group_size):
                 answers.append(self.solver.act(prompt, self.rng))
                 env.step(answers[-1].text)
             env.step(env.judge_action(seed=seed))
-        return RoundRecord(seed, challenge, answers, {a: dict(env.infos[a]) for a in env.possible_agents})
+        infos = {a: dict(env.infos[a]) for a in env.possible_agents}
+        return RoundRecord(seed, challenge, answers, infos, prompts)
 
     # ------------------------------------------------------------------ one iteration
     def iteration(self) -> IterationStats:
@@ -282,11 +303,14 @@ class JZeroLoop:
 
     def evaluate(self) -> tuple[float, float]:
         """Mean hidden quality of the solver's answers on the held-out tasks, and the judge's pairwise
-        concordance with the hidden quality on the probe texts (pairs of equal quality skipped)."""
+        concordance with the hidden quality on the probe texts (pairs of equal quality skipped). With
+        ``eval_trace`` set the held-out rounds are written there (`papergym.viewer.write_episodes`)."""
         qualities: list[float] = []
+        played: list[Trajectory] = []
         concordant = total = 0
         for seed, text, probes in self._eval:
             record = self.play(seed, challenger_text=text, domain="writing")
+            played.append(record.trajectory())
             qualities += [self.env.hidden_quality(a.text) for a in record.answers]
             task = self.env.game.round.task  # type: ignore[union-attr]
             q = [self.env.hidden_quality(p) for p in probes]
@@ -296,6 +320,10 @@ class JZeroLoop:
                     if abs(q[i] - q[j]) > 1e-9:
                         total += 1
                         concordant += (q[i] - q[j]) * (s[i] - s[j]) > 0
+        if self.eval_trace is not None:
+            from papergym.viewer.recording import write_episodes
+
+            write_episodes(self.eval_trace, played, env_id="papergym/SelfPlay-v0")
         return (float(np.mean(qualities)) if qualities else 0.0, concordant / total if total else 0.0)
 
 
@@ -326,6 +354,8 @@ class Args(RunArgs):
     """The run directory (metrics.jsonl, checkpoints/, curves.png, summary.json)."""
     iterations: int = 10
     """Co-evolution iterations (inferred)."""
+    eval_trace: bool = True
+    """Record the latest iteration's held-out rounds for `papergym view` (out/eval_after.jsonl)."""
     briefs: int = 8
     """Distinct materials per challenger step."""
     challenger_group: int = 4
@@ -375,6 +405,8 @@ def main(args: Args) -> dict[str, Any]:
     run = start_run(args, total_steps=args.iterations, desc="jzero")
     state = run.resumed_state or {}
     loop = build_loop(args, state)
+    if args.eval_trace:  # the latest iteration's evaluation, as the other trainers' eval_after.jsonl
+        loop.eval_trace = run.out / "eval_after.jsonl"
     if state:
         loop.rng.bit_generator.state = state["rng"]
         loop.history = list(state["history"])

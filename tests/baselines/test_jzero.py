@@ -135,6 +135,22 @@ def test_train_jzero_from_the_command_line(tmp_path: Path, capsys: pytest.Captur
     assert (out / "curves.png").exists() and len(
         json.loads((out / "summary.json").read_text())["history"]
     ) == 2
+    _check_eval_trace(out / "eval_after.jsonl", rounds=2, answers=2)
+
+
+def _check_eval_trace(path: Path, *, rounds: int, answers: int) -> None:
+    """The held-out rounds as `papergym view` reads them: the challenger's step, then each answer."""
+    from papergym.viewer import load_run
+
+    records = load_run(path)
+    assert len(records) == rounds and all(r["env"] == "papergym/SelfPlay-v0" for r in records)
+    for r in records:
+        assert r["steps"] == 1 + answers and "<task>" in r["trace"][0]["action"]
+        assert "Role: challenger" in r["trace"][0]["text"] and r["trace"][1]["text"]
+    pytest.importorskip("jinja2")
+    from papergym.viewer import render_report
+
+    assert "SelfPlay-v0" in render_report(path)
 
 
 def test_jzero_resume_continues_a_stopped_run_exactly(tmp_path: Path) -> None:
