@@ -210,7 +210,7 @@ class JZeroLoop:
                 answers.append(self.solver.act(prompt, self.rng))
                 env.step(answers[-1].text)
             env.step(env.judge_action(seed=seed))
-        infos = {a: dict(env.infos[a]) for a in env.possible_agents}
+        infos: dict[str, Mapping[str, Any]] = {a: dict(env.infos[a]) for a in env.possible_agents}
         return RoundRecord(seed, challenge, answers, infos, prompts)
 
     # ------------------------------------------------------------------ one iteration
