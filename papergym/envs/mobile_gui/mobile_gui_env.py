@@ -166,9 +166,6 @@ class MobileGUIEnv(TextEnv):
     ) -> None:
         if screen not in SCREENS:
             raise ValueError(f"screen must be one of {SCREENS}, got {screen!r}")
-        if screen == "image" and type(self)._render_screen is not MobileGUIEnv._render_screen:
-            # it draws its own screens (WorldModelGUI-v0's predicted and imagined ones)
-            raise ValueError(f"screen='image' is not available on {type(self).__name__}; use 'text', 'html'")
         if isinstance(layout, str) and layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {sorted(LAYOUTS)} or a Layout, got {layout!r}")
         if not isinstance(layout, str | Layout):
@@ -286,8 +283,10 @@ class MobileGUIEnv(TextEnv):
         s = self._state_or_raise()
         return self.template.success(s.params, s.phone, s.answer, s.shown, require_shown=self.require_shown)
 
-    def _render_screen(self) -> str:
-        screen = self.phone.screen
+    def _render_screen(self, screen: Screen | None = None) -> str:
+        """``screen`` (default: `current_screen`) as the observation's text; in image mode a placeholder,
+        the image being `_observed_screen` drawn by `render_image`."""
+        screen = self.current_screen() if screen is None else screen
         if self.screen_format == "image":
             return IMAGE_PLACEHOLDER
         return render_text(screen) if self.screen_format == "text" else render_html(screen)
@@ -298,7 +297,11 @@ class MobileGUIEnv(TextEnv):
             return obs
         from papergym.envs.mobile_gui.render_image import render_image
 
-        return {"image": np.asarray(render_image(self.current_screen(), bezel=False)), "text": obs}
+        return {"image": np.asarray(render_image(self._observed_screen(), bezel=False)), "text": obs}
+
+    def _observed_screen(self) -> Screen:
+        """The screen the image observation draws (WorldModelGUI-v0: the imagined one after a wm call)."""
+        return self.current_screen()
 
     @property
     def contract_budget(self) -> dict[str, int] | None:

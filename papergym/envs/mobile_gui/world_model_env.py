@@ -18,7 +18,6 @@ from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_a
 from papergym.envs.mobile_gui.mobile_gui_env import HISTORY, MobileGUIEnv
 from papergym.envs.mobile_gui.oracle import Ctx, OracleError
 from papergym.envs.mobile_gui.phone import Phone
-from papergym.envs.mobile_gui.render_html import render_html
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.templates.base import screen_texts
 from papergym.envs.mobile_gui.views import Layout, Screen
@@ -230,6 +229,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
         self.training = training
         self._test_size = test_size
         self._wm: _WM | None = None
+        self._imagined: Screen | None = None
 
     # ------------------------------------------------------------------ world-model state
     @property
@@ -242,9 +242,17 @@ class WorldModelGUIEnv(MobileGUIEnv):
         """The predicted screen the agent sees."""
         return self.wm.state.screen
 
-    def _render_screen(self) -> str:
-        screen = self.current_screen()
-        return render_text(screen) if self.screen_format == "text" else render_html(screen)
+    def _observed_screen(self) -> Screen:
+        """The image observation's screen: the world model's imagined one right after a world-model call
+        (drawn by the same renderer as the real screens), else its predicted current one."""
+        screen = self._imagined if self._imagined is not None else self.current_screen()
+        self._imagined = None
+        if not isinstance(screen, Screen):
+            raise TypeError(
+                f"{self.world_model!r} returned a {type(screen).__name__} screen; screen='image' draws "
+                "papergym.envs.mobile_gui.views.Screen objects only (use screen='text' for text-only models)"
+            )
+        return screen
 
     def _system_prompt(self, task: Task) -> str:
         return super()._system_prompt(task) + WM_NOTE.format(n=self.n_wm_max)
@@ -307,11 +315,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
                 return self._fault(exc, info)
             wm.n_wm += 1
             info[K.N_WM] = wm.n_wm
-            screen = (
-                render_text(predicted.screen)
-                if self.screen_format == "text"
-                else render_html(predicted.screen)
-            )
+            self._imagined = predicted.screen
+            screen = self._render_screen(predicted.screen)
             return Turn(f"{IMAGINED_NOTE}\n{screen}", {"outcome": 0.0}, info=info, role="system")
         info[K.IMAGINED] = False
         info[K.N_WM] = wm.n_wm
@@ -440,4 +445,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
         return self._wm.state.screen if self._wm is not None else None
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{}, {"layout": "heldout"}, {"training": False}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [
+    {},
+    {"layout": "heldout"},
+    {"training": False},
+    {"screen": "image"},
+]
