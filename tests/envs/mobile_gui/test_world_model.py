@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import papergym  # noqa: F401
@@ -233,3 +234,28 @@ def test_render_draws_the_screen_the_agent_sees() -> None:
     env.reset(seed=0, options={"template": "SystemWifiTurnOn"})
     env.step("Action: open_app(app_name='Settings')")
     assert env.render().startswith("App: Home") and env.unwrapped.phone.screen.app == "Settings"
+
+
+def test_image_mode_shows_the_imagined_screen_then_the_current_one() -> None:
+    pytest.importorskip("PIL.ImageDraw")
+    from papergym.envs.mobile_gui.render_image import render_image
+
+    env = _env(screen="image")
+    obs, _ = env.reset(seed=1, options={"template": "SystemWifiTurnOn"})
+    start = obs["image"]
+    assert start.shape == env.observation_space["image"].shape
+    imagined, *_, info = env.step(IMAGINE)
+    assert info["imagined"]
+    wm = env.unwrapped
+    predicted = wm.world_model.predict(wm.wm.state, 'open_app(app_name="Settings")', seed=0).screen
+    assert (imagined["image"] == np.asarray(render_image(predicted, bezel=False))).all()
+    assert (imagined["image"] != start).any()
+
+
+def test_image_mode_rejects_a_prediction_that_is_not_a_screen() -> None:
+    pytest.importorskip("PIL.ImageDraw")
+    env = _env(screen="image")
+    env.reset(seed=1, options={"template": "SystemWifiTurnOn"})
+    env.unwrapped._imagined = "Settings app, wifi off"
+    with pytest.raises(TypeError, match="screen='text'"):
+        env.unwrapped._observed_screen()
