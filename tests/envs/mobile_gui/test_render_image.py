@@ -112,8 +112,3 @@ def test_image_observations_show_the_current_screenshot(obs_mode: str) -> None:
     assert obs in env.observation_space
     assert not np.array_equal(obs["image"], first)  # the oracle's first tap opened another screen
     assert np.array_equal(obs["image"], np.asarray(ri.render_image(u.current_screen(), bezel=False)))
-
-
-def test_image_screens_are_refused_where_the_env_draws_its_own() -> None:
-    with pytest.raises(ValueError, match="screen='image' is not available on WorldModelGUIEnv"):
-        gym.make("papergym/WorldModelGUI-v0", screen="image")
