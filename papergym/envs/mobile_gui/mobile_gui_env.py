@@ -109,8 +109,8 @@ class MobileGUIEnv(TextEnv):
     AndroidWorld allows ``10 * complexity``). Registered with ``max_episode_steps=200`` above every budget.
 
     ## Arguments
-    - ``screen``: ``"text"`` (default), ``"html"`` or ``"image"`` (MobileGUI-v0 only: a subclass that
-      draws its own screens, such as WorldModelGUI-v0, must say which screen an image shows).
+    - ``screen``: ``"text"`` (default), ``"html"`` or ``"image"`` (a subclass picks the screen an image
+      shows by overriding ``_observed_screen``: WorldModelGUI-v0 draws its world model's).
     - ``layout``: ``"default"`` or ``"heldout"`` (primary actions in the app bar, fixed buttons on top,
       renamed labels, a dark theme: out-of-distribution tests), or a `Layout`.
     - ``history``: past actions shown (3, WM-R1). ``element_ids``: accept ``tap(id=...)`` (default True).

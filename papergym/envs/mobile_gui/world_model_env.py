@@ -118,7 +118,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
 
     ## Observation
     As MobileGUI-v0, the screen being the world model's prediction; an imagined turn's observation starts
-    with WM-R1's "The result of your imagined action is shown below..." line.
+    with WM-R1's "The result of your imagined action is shown below..." line. With ``screen="image"`` the
+    image is the world model's screen drawn by MobileGUI-v0's renderer: the imagined one on an imagined
+    turn, else the predicted current one. A world model must return a `Screen` (``WMState.screen``); one
+    that returns anything else raises a TypeError in image mode (use ``screen="text"`` for such a model).
 
     ## Action
     MobileGUI-v0's WM-R1 actions, plus imagined ``call_wm(action='...')`` turns (at most ``n_wm_max``;
