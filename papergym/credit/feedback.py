@@ -114,7 +114,8 @@ class FeedbackAdvantageShaping:
 
     For a rollout that requested feedback, with advantage A > 0 and g = clip(û, 0, bound) > 0 (û from
     ``group``, or ``batch`` when the group has one route: the estimate the CFE reward uses): steps before
-    the request get max(A − λ·g, 0), the request step A, steps after it A + λ·g. Every other rollout keeps A on every step.
+    the request get max(A − λ·g, 0), the request step A, steps after it A + λ·g.
+    Every other rollout keeps A on every step.
 
     Args:
         lam: λ (CAFE: 0.5).
