@@ -130,24 +130,7 @@ def test_oracle_succeeds_on_20_tasks_of_each_split(env_id: str, variant: dict[st
                 _check_step(env, (step.observation, step.reward, False, False, step.info))
 
 
-_ANSWER_NOT_GATED_ON_LOOKING = {
-    "papergym/SearchCritic-v0": "the exact-match answer is not gated on the passages retrieved",
-}
-
-
-def _lenient(env_id: str, variant: dict[str, Any]) -> str | None:
-    return _ANSWER_NOT_GATED_ON_LOOKING.get(env_id)
-
-
-EFFECTIVE_CASES = [
-    pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(strict=True, reason=_lenient(*c.values)))
-    if _lenient(*c.values)
-    else c
-    for c in CASES
-]
-
-
-@pytest.mark.parametrize(("env_id", "variant"), EFFECTIVE_CASES)
+@pytest.mark.parametrize(("env_id", "variant"), CASES)
 def test_success_check_is_false_at_reset_and_without_the_last_effective_action(
     env_id: str, variant: dict[str, Any]
 ) -> None:

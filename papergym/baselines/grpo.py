@@ -220,15 +220,23 @@ def advantages(
     adv = group_advantages(rewards, std_norm=setup.std_norm)  # (B, G)
     keep = nonzero_variance_groups(rewards) if setup.drop_zero_variance else torch.ones(len(adv), dtype=bool)
     values = []
+    trajs = [e.trajectory for e in episodes]
+    batch = [trajs[i : i + group_size] for i in range(0, len(trajs), group_size)]
     for k, episode in enumerate(episodes):
         advantage = float(adv[k // group_size, k % group_size])
         n = len(episode.trajectory.steps)
         if hook is None:
             values.append([advantage] * n)
         else:
-            group = [e.trajectory for e in episodes[k - k % group_size : k - k % group_size + group_size]]
+            group = batch[k // group_size]
             per_action = list(
-                hook(episode.trajectory, advantage, action_lengths=episode.action_lengths, group=group)
+                hook(
+                    episode.trajectory,
+                    advantage,
+                    action_lengths=episode.action_lengths,
+                    group=group,
+                    batch=batch,
+                )
             )
             if len(per_action) != n:
                 raise ValueError(f"the advantage hook returned {len(per_action)} values for {n} actions")

@@ -1,4 +1,4 @@
-"""What several trainers share, written once: group advantages, KL estimators, the clipped policy loss.
+"""What several trainers share, written once: group advantages, KL estimators, the clipped policy loss, DPO.
 
 Formulas from papers/training.md §0.1 (GRPO / DeepSeekMath, DAPO, Dr. GRPO). Every function takes plain
 tensors and a loss mask, so the same code serves prefix masking, TTPO's penalty-only tokens and
@@ -141,3 +141,29 @@ def clipped_policy_loss(
             mean_kl=float((kl_tokens * mask).sum() / tokens),
         )
     return loss, stats
+
+
+# inferred: the CAFE note gives no RDPO beta; 0.1 is the DPO paper's usual setting (Rafailov et al. 2023)
+DPO_BETA = 0.1
+
+
+def dpo_loss(
+    logp_chosen: torch.Tensor,
+    logp_rejected: torch.Tensor,
+    ref_logp_chosen: torch.Tensor,
+    ref_logp_rejected: torch.Tensor,
+    beta: float = DPO_BETA,
+) -> torch.Tensor:
+    """Mean DPO loss −log σ(β[(logπ(y_w) − logπ_ref(y_w)) − (logπ(y_l) − logπ_ref(y_l))]).
+
+    Each argument is a ``[P]`` tensor of sequence log-probabilities (summed over the response tokens,
+    e.g. CAFE RDPO's feedback text f⁺ / f⁻ under the shared history), one entry per pair.
+    """
+    functional = require("torch.nn.functional", "llm")
+    if beta <= 0:
+        raise ValueError(f"beta must be positive, got {beta}")
+    shapes = {tuple(t.shape) for t in (logp_chosen, logp_rejected, ref_logp_chosen, ref_logp_rejected)}
+    if len(shapes) != 1:
+        raise ValueError(f"dpo_loss needs four tensors of one shape, got {sorted(shapes)}")
+    margin = (logp_chosen - ref_logp_chosen) - (logp_rejected - ref_logp_rejected)
+    return -functional.logsigmoid(beta * margin).mean()

@@ -113,8 +113,9 @@ class FeedbackAdvantageShaping:
     """CAFE's feedback-aware advantage shaping, an `AdvantageHook`.
 
     For a rollout that requested feedback, with advantage A > 0 and g = clip(û, 0, bound) > 0 (û from
-    ``group``): steps before the request get max(A − λ·g, 0), the request step A, steps after it
-    A + λ·g. Every other rollout keeps A on every step.
+    ``group``, or ``batch`` when the group has one route: the estimate the CFE reward uses): steps before
+    the request get max(A − λ·g, 0), the request step A, steps after it A + λ·g.
+    Every other rollout keeps A on every step.
 
     Args:
         lam: λ (CAFE: 0.5).
@@ -134,12 +135,13 @@ class FeedbackAdvantageShaping:
         *,
         action_lengths: Sequence[int],
         group: Sequence[Trajectory] = (),
+        batch: Sequence[Sequence[Trajectory]] = (),
     ) -> list[float]:
         n = len(traj.steps)
         if len(action_lengths) != n:
             raise ValueError(f"action_lengths has {len(action_lengths)} entries for {n} steps")
         request_step = _segments(traj).get("request_step")
-        g = min(max(call_skip_gap(group), 0.0), self.bound)
+        g = min(max(call_skip_gap(group, batch), 0.0), self.bound)
         if request_step is None or request_step < 0 or advantage <= 0 or g <= 0:
             return [float(advantage)] * n
         shift = self.lam * g

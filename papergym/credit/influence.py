@@ -368,6 +368,7 @@ class InfluenceAdvantage:
         *,
         action_lengths: Sequence[int],
         group: Sequence[Trajectory] = (),
+        batch: Sequence[Sequence[Trajectory]] = (),
     ) -> list[float]:
         if len(action_lengths) != len(traj.steps):
             raise ValueError(f"action_lengths has {len(action_lengths)} entries for {len(traj.steps)} steps")

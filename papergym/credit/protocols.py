@@ -32,4 +32,5 @@ class AdvantageHook(Protocol):
         *,
         action_lengths: Sequence[int],
         group: Sequence[Trajectory] = (),
+        batch: Sequence[Sequence[Trajectory]] = (),
     ) -> list[float]: ...

@@ -5,6 +5,7 @@ import torch
 
 from papergym.baselines.losses import (
     clipped_policy_loss,
+    dpo_loss,
     group_advantages,
     kl_estimate,
     nonzero_variance_groups,
@@ -83,3 +84,19 @@ def test_kl_penalty_gradients_and_errors() -> None:
         clipped_policy_loss(logp, logp, adv, mask, norm="constant")
     with pytest.raises(ValueError, match="share a shape"):
         clipped_policy_loss(logp, logp[:, :2], adv, mask)
+
+
+def test_dpo_loss_matches_a_hand_computation() -> None:
+    import math
+
+    # pair 1: margin (-1 - -2) - (-3 - -2.5) = 1.5; pair 2: margin (-4 - -4) - (-1 - -2) = -1.0
+    chosen, rejected = torch.tensor([-1.0, -4.0]), torch.tensor([-3.0, -1.0])
+    ref_chosen, ref_rejected = torch.tensor([-2.0, -4.0]), torch.tensor([-2.5, -2.0])
+    beta = 0.5
+    hand = (math.log1p(math.exp(-0.75)) + math.log1p(math.exp(0.5))) / 2
+    got = dpo_loss(chosen, rejected, ref_chosen, ref_rejected, beta=beta)
+    assert got.item() == pytest.approx(hand, rel=1e-6)
+    # equal policy and reference: loss log 2 regardless of beta
+    assert dpo_loss(chosen, rejected, chosen, rejected).item() == pytest.approx(math.log(2.0))
+    with pytest.raises(ValueError):
+        dpo_loss(chosen, rejected, ref_chosen, torch.zeros(3))

@@ -147,3 +147,17 @@ def test_request_reward_on_env_rollouts() -> None:
         asked, 1.0, action_lengths=[1] * len(asked.steps), group=[asked, plain]
     )
     assert shaped == [1.0] * len(asked.steps)
+
+
+def test_advantage_shaping_uses_the_batch_gap_for_a_single_route_group() -> None:
+    """A group where every member requested has no in-group gap; û comes from the batch, as in the reward."""
+    group = [_traj(1, True), _traj(1, False)]
+    batch = [group, [_traj(0, False), _traj(0, False)]]  # batch gap 0.5 - 0 = 0.5, λg = 0.25
+    traj = _traj(1, True, steps=3, request_step=1)
+    hook = FeedbackAdvantageShaping()
+    reward = FeedbackRequestReward()
+    reward(group, batch=batch)
+    assert reward.last_gap == pytest.approx(0.5)
+    shaped = hook(traj, 1.0, action_lengths=[2, 2, 2], group=group, batch=batch)
+    assert shaped == pytest.approx([0.75, 1.0, 1.25])
+    assert hook(traj, 1.0, action_lengths=[2, 2, 2], group=group) == [1.0] * 3  # no batch: no gap

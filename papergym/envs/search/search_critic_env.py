@@ -128,9 +128,11 @@ class SearchCriticEnv(TextEnv):
     Anything else is invalid and gets a feedback message.
 
     ## Reward
-    ``outcome``: 1.0 when the answer matches a gold answer or alias after SQuAD normalisation (exact match),
-    else 0.0, at the answer; ``format``: ``-format_penalty`` for an invalid action. ``info["checks"]`` holds
-    ``exact_match``, ``f1`` (token F1) and ``grounded`` (the answer occurs in a retrieved passage). CAFE's
+    ``outcome``: 1.0 when the answer matches a gold answer or alias after SQuAD normalisation (exact match)
+    and every passage of the gold evidence chain was retrieved during the episode (a loaded question has
+    no chain, so only the match counts), else 0.0, at the answer; ``format``: ``-format_penalty`` for an
+    invalid action. ``info["checks"]`` holds ``exact_match``, ``evidence_retrieved``, ``f1`` (token F1) and
+    ``grounded`` (the answer occurs in a retrieved passage). CAFE's
     request reward and advantage shaping are `papergym.credit.feedback`'s ``FeedbackRequestReward`` and
     ``FeedbackAdvantageShaping``; ``info["segments"]`` gives them each step's part of the trajectory.
 
@@ -507,12 +509,22 @@ class SearchCriticEnv(TextEnv):
                 "The answer is empty; write a short answer inside <answer></answer>.", **{K.PARSED_ACTION: {}}
             )
         answers = s.item.answers
-        s.solved = exact_match(answer, answers)
+        matched = exact_match(answer, answers)
+        # Success is gated on the gold evidence chain having been retrieved (a loaded question has
+        # none, so only the match counts there): a guessed answer without looking is not a success.
+        seen = set(s.retrieved)
+        looked = all(self.corpus.position.get(e) in seen for e in s.item.evidence)
+        s.solved = matched and looked
         norm = normalize_answer(answer)
         grounded = bool(norm) and any(
-            f" {norm} " in f" {normalize_answer(self.corpus.contents(p))} " for p in set(s.retrieved)
+            f" {norm} " in f" {normalize_answer(self.corpus.contents(p))} " for p in seen
         )
-        checks = {"exact_match": s.solved, "f1": f1_score(answer, answers), "grounded": grounded}
+        checks = {
+            "exact_match": matched,
+            "evidence_retrieved": looked,
+            "f1": f1_score(answer, answers),
+            "grounded": grounded,
+        }
         return Turn(
             "Correct." if s.solved else "Incorrect.",
             {"outcome": float(s.solved)},

@@ -213,7 +213,31 @@ def test_answer_checks_carry_f1_and_grounding() -> None:
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step("<answer>Nowhere Special</answer>")
     assert terminated and reward == 0.0 and info[K.REWARD_COMPONENTS] == {"outcome": 0.0}
-    assert info[K.CHECKS] == {"exact_match": False, "f1": 0.0, "grounded": False} and not info[K.SUCCESS]
+    assert info[K.CHECKS] == {"exact_match": False, "evidence_retrieved": False, "f1": 0.0, "grounded": False}
+    assert not info[K.SUCCESS]
+
+
+def test_gold_answer_without_retrieving_the_evidence_is_not_a_success() -> None:
+    env = SearchCriticEnv(n_passages=N)
+    env.reset(seed=0)
+    gold = env.unwrapped.item.answers[0]
+    _, reward, terminated, _, info = env.step(f"<answer>{gold}</answer>")
+    assert terminated and reward == 0.0 and not info[K.SUCCESS]
+    assert info[K.CHECKS]["exact_match"] and not info[K.CHECKS]["evidence_retrieved"]
+
+
+def test_answer_containing_the_gold_answer_is_not_an_exact_match() -> None:
+    """Mutation check: swapping exact match for substring match makes this fail."""
+    traj = rollout(SearchCriticEnv(n_passages=N), OraclePolicy(), seed=0)
+    assert traj.success
+    env = SearchCriticEnv(n_passages=N)
+    env.reset(seed=0)
+    for step in traj.steps[:-1]:
+        env.step(step.action)
+    gold = env.unwrapped.item.answers[0]
+    _, reward, _, _, info = env.step(f"<answer>not {gold} but someone else</answer>")
+    assert reward == 0.0 and not info[K.SUCCESS] and not info[K.CHECKS]["exact_match"]
+    assert info[K.CHECKS]["evidence_retrieved"]
 
 
 class _Model:
