@@ -309,6 +309,8 @@ def render(driver: ModuleType, name: str, args: ReproArgs) -> dict[str, Any]:
 
     if len(inspect.signature(driver.section).parameters) != 1:
         raise ValueError(f"reproduction {name!r} cannot re-render its section from results.json alone")
+    if args.render is None:
+        raise ValueError("render() needs --render RESULTS.json")
     results = Path(args.render)
     summary = read_summary(results)
     publish(results.parent, name, driver.section(summary), args.write)

@@ -55,7 +55,11 @@ from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
 logger = logging.getLogger(__name__)
 
 NAME = "m2rl"
-MERGES = {"task_arithmetic": "task_arithmetic", "ties": "ties", "dare": "dare_task_arithmetic"}
+MERGES: dict[str, merge.MergeMethod] = {
+    "task_arithmetic": "task_arithmetic",
+    "ties": "ties",
+    "dare": "dare_task_arithmetic",
+}
 """Arm name → `papergym.baselines.merge` method (DARE as Yu et al. apply it: drop, rescale, then TA)."""
 FUSED = (*MERGES, "mix_rl", "mopd")
 PARADIGMS = ("task_arithmetic", "mix_rl", "mopd")

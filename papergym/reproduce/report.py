@@ -23,7 +23,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,7 +63,7 @@ class Interval:
         return value < self.low or value > self.high
 
 
-def _as_matrix(scores: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+def _as_matrix(scores: Sequence[Sequence[float]] | Sequence[float] | np.ndarray) -> np.ndarray:
     matrix = np.asarray(scores, dtype=float)
     if matrix.ndim == 1:  # one score per seed: a (seeds, 1) matrix
         matrix = matrix[:, None]
@@ -75,7 +75,7 @@ def _as_matrix(scores: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
 
 
 def stratified_bootstrap(
-    scores: Sequence[Sequence[float]] | np.ndarray,
+    scores: Sequence[Sequence[float]] | Sequence[float] | np.ndarray,
     *,
     confidence: float = 0.95,
     resamples: int = 2000,
@@ -207,7 +207,7 @@ def provenance(args: Any) -> dict[str, Any]:
         "packages": {name: _version(name) for name in PROVENANCE_PACKAGES},
         "python": sys.version.split()[0],
         "platform": platform.platform(),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
 
