@@ -27,9 +27,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from papergym.core.errors import require
+
+if TYPE_CHECKING:
+    from papergym.baselines import grpo
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +63,55 @@ class ReproArgs:
     """A markdown file (benchmarks/README.md) to write this reproduction's section into."""
     render: str | None = None
     """Train nothing: re-render table.md (and the --write section) from this results.json."""
+
+
+class GroupShape(Protocol):
+    """What `grpo_config` reads from a driver's args: the GRPO batch shape every arm shares."""
+
+    env: str
+    env_kw: list[str]
+    prompts_per_step: int
+    group_size: int
+    max_new_tokens: int
+    device: str
+    threads: int
+
+
+def grpo_config(
+    args: GroupShape,
+    *,
+    model: str,
+    out: Path,
+    seed: int,
+    steps: int,
+    lr: float,
+    env: str | None = None,
+    env_kw: Sequence[str] | None = None,
+    **mechanism: Any,
+) -> grpo.Args:
+    """One GRPO arm's trainer config: the driver's batch shape, device and threads, plain GRPO, no
+    checkpoints or progress bar; ``mechanism`` holds the fields in which the arm differs (e.g.
+    ``prefix_model``), ``env`` / ``env_kw`` override the driver's env (a per-domain expert)."""
+    from papergym.baselines import grpo
+
+    return grpo.Args(
+        env=args.env if env is None else env,
+        env_kw=list(args.env_kw if env_kw is None else env_kw),
+        model=model,
+        out=str(out),
+        seed=seed,
+        steps=steps,
+        prompts_per_step=args.prompts_per_step,
+        group_size=args.group_size,
+        max_new_tokens=args.max_new_tokens,
+        lr=lr,
+        variant="grpo",
+        checkpoint_every=0,
+        progress=False,
+        threads=args.threads,
+        device=args.device,
+        **mechanism,
+    )
 
 
 @dataclass

@@ -49,6 +49,7 @@ from papergym.reproduce.driver import (
     WarmStartArgs,
     check_arms,
     evaluate_model,
+    grpo_config,
     publish,
     warm_base,
 )
@@ -125,22 +126,8 @@ def es_iterations(args: Args, samples: int) -> int:
 
 
 def _grpo(args: Args, *, model: str, out: Path, seed: int, samples: int) -> grpo.Args:
-    return grpo.Args(
-        env=args.env,
-        env_kw=list(args.env_kw),
-        model=model,
-        out=str(out),
-        seed=seed,
-        steps=grpo_steps(args, samples),
-        prompts_per_step=args.prompts_per_step,
-        group_size=args.group_size,
-        max_new_tokens=args.max_new_tokens,
-        lr=args.grpo_lr,
-        variant="grpo",
-        checkpoint_every=0,
-        progress=False,
-        threads=args.threads,
-        device=args.device,
+    return grpo_config(
+        args, model=model, out=out, seed=seed, steps=grpo_steps(args, samples), lr=args.grpo_lr
     )
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from papergym.baselines import grpo, merge, mopd
 from papergym.baselines.run import read_metrics, set_threads
 from papergym.reproduce import report
-from papergym.reproduce.driver import WarmStartArgs, check_arms, evaluate_model, warm_base
+from papergym.reproduce.driver import WarmStartArgs, check_arms, evaluate_model, grpo_config, warm_base
 from papergym.reproduce.es_vs_grpo import ks_for
 from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
 
@@ -138,22 +138,8 @@ def arm_configs(args: Args, base: str, seed: int) -> dict[str, Any]:
     steps = _expert_steps(args)
 
     def rl(arm: str, env: str, env_kw: list[str], steps: int) -> grpo.Args:
-        return grpo.Args(
-            env=env,
-            env_kw=env_kw,
-            model=base,
-            out=str(out / arm),
-            seed=seed,
-            steps=steps,
-            prompts_per_step=args.prompts_per_step,
-            group_size=args.group_size,
-            max_new_tokens=args.max_new_tokens,
-            lr=args.lr,
-            variant="grpo",
-            checkpoint_every=0,
-            progress=False,
-            threads=args.threads,
-            device=args.device,
+        return grpo_config(
+            args, env=env, env_kw=env_kw, model=base, out=out / arm, seed=seed, steps=steps, lr=args.lr
         )
 
     configs: dict[str, Any] = {

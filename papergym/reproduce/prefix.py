@@ -38,6 +38,7 @@ from papergym.reproduce.driver import (
     WarmStartArgs,
     check_arms,
     evaluate_model,
+    grpo_config,
     publish,
     warm_base,
 )
@@ -121,25 +122,16 @@ def arm_configs(args: Args, base: str, seed: int, prefixes: dict[str, str]) -> d
     out = Path(args.out) / f"seed{seed}"
 
     def config(arm: str, prefix_model: str | None) -> grpo.Args:
-        return grpo.Args(
-            env=args.env,
-            env_kw=list(args.env_kw),
+        return grpo_config(
+            args,
             model=base,
-            out=str(out / arm),
+            out=out / arm,
             seed=seed,
             steps=args.steps or 1,
-            prompts_per_step=args.prompts_per_step,
-            group_size=args.group_size,
-            max_new_tokens=args.max_new_tokens,
             lr=args.grpo_lr,
-            variant="grpo",
-            checkpoint_every=0,
             prefix_model=prefix_model,
             prefix_prob=args.prefix_prob,
             prefix_tokens=args.max_new_tokens,
-            progress=False,
-            threads=args.threads,
-            device=args.device,
         )
 
     return {
