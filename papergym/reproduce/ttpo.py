@@ -35,6 +35,7 @@ bootstrap interval over (seed, problem).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import shutil
@@ -55,7 +56,7 @@ from papergym.core.trajectory import member_seed
 from papergym.credit.majority_vote import MajorityVoteReward
 from papergym.envs.reasoning.reasoning_env import canonical_answer
 from papergym.reproduce import report
-from papergym.reproduce.driver import ReproArgs, check_arms, sft_warm_start
+from papergym.reproduce.driver import WarmStartArgs, check_arms, warm_base
 from papergym.reproduce.evaluation import pass_at_k_matrix, sample_tasks
 
 logger = logging.getLogger(__name__)
@@ -81,9 +82,19 @@ Qwen3-1.7B 38.0% → 45.2% averaged over five competition benchmarks; TTPO ≥ O
 
 
 @dataclass
-class Args(ReproArgs):
-    """TTPO vs TTRL vs OPSD on a fixed test set (training.md §4); the setting is the module docstring's."""
+class Args(WarmStartArgs):
+    """TTPO vs TTRL vs OPSD on a fixed test set (training.md §4); the setting is the module docstring's.
 
+    The SFT warm start is `warm_base`'s, on ``env`` (Reasoning-v0's train split) at the test level: the
+    arms themselves train and are scored on papergym/TestTime-v0, built from ``domain``, ``difficulty`` and
+    ``n_problems``, not from ``env`` / ``env_kw``."""
+
+    env: str = "papergym/Reasoning-v0"
+    """The SFT demonstrations' env (train split); the arms use papergym/TestTime-v0."""
+    env_kw: list[str] = field(default_factory=list)
+    """Extra kwargs of the SFT env (its domain and level are --domain and --difficulty)."""
+    family_key: str = "domain"
+    """Unused: every TestTime-v0 problem is of one domain (kept from `WarmStartArgs`)."""
     domain: str = "arith"
     """The TestTime-v0 / SFT domain."""
     difficulty: int = 1
@@ -104,14 +115,8 @@ class Args(ReproArgs):
     """Samples per problem at temperature 1 for sampled accuracy and the majority vote."""
     eval_batch: int = 128
     """Episodes per batch at evaluation."""
-    sft_episodes: int = 4000
-    """Oracle demonstrations of the SFT warm start (train split)."""
     sft_steps: int = 500
     """SFT optimizer steps (chosen from the base's pseudo-label error; see the module docstring)."""
-    sft_batch: int = 32
-    """SFT batch size."""
-    sft_lr: float = 2e-3
-    """SFT learning rate (a from-scratch tiny model)."""
     smooth: int = 5
     """Steps per point of the learning-curve figure (a moving window)."""
     ttpo_kw: list[str] = field(default_factory=list)
@@ -141,8 +146,8 @@ def env_kw(args: Args) -> list[str]:
 
 
 def sft_env_kw(args: Args) -> list[str]:
-    """The SFT demonstrations' `papergym/Reasoning-v0` kwargs (train split, the test level)."""
-    return [f"domain={args.domain}", f"difficulty={args.difficulty}"]
+    """The SFT demonstrations' ``env`` kwargs (train split, the test level)."""
+    return [f"domain={args.domain}", f"difficulty={args.difficulty}", *args.env_kw]
 
 
 def arm_configs(args: Args, base: str, seed: int) -> dict[str, ttpo.Args]:
@@ -190,7 +195,7 @@ def sft_overlap(args: Args) -> dict[str, Any]:
     ``member_seed(0, i) % 2**31`` on the train split). Returns the shared task ids (always none: train and
     test are disjoint streams) and the share of test problems whose expression also occurs in SFT.
     """
-    env = gym.make("papergym/Reasoning-v0", **parse_kwargs(sft_env_kw(args)))
+    env = gym.make(args.env, **parse_kwargs(sft_env_kw(args)))
     sft_ids, sft_expressions = set(), set()
     for i in range(args.sft_episodes):
         env.reset(seed=member_seed(0, i) % 2**31)
@@ -315,25 +320,8 @@ def run(args: Args) -> dict[str, Any]:
     """Train every arm on every seed, evaluate them and write the report (see the module docstring)."""
     set_threads(args.threads)
     out = Path(args.out)
-    overlap = None
-    if args.model == "tiny":
-        base = str(
-            sft_warm_start(
-                out.parent,
-                env="papergym/Reasoning-v0",
-                env_kw=sft_env_kw(args),
-                episodes=args.sft_episodes,
-                steps=args.sft_steps,
-                batch_size=args.sft_batch,
-                lr=args.sft_lr,
-                seed=0,
-                device=args.device,
-                threads=args.threads,
-            )
-        )
-        overlap = sft_overlap(args)
-    else:
-        base = args.model
+    base = warm_base(dataclasses.replace(args, env_kw=sft_env_kw(args)))
+    overlap = sft_overlap(args) if args.model == "tiny" else None
     seeds = list(range(args.seeds))
     base_scores = evaluate(args, base)
     base_policy = load_policy(base, device=args.device)

@@ -13,7 +13,7 @@ pytest.importorskip("tyro")
 
 from papergym.baselines import grpo, merge, mopd
 from papergym.cli import main as cli
-from papergym.reproduce import driver, m2rl
+from papergym.reproduce import driver, es_vs_grpo, m2rl
 
 
 def _configs(tmp_path: Path, seed: int = 0) -> tuple[m2rl.Args, dict]:
@@ -26,8 +26,13 @@ def test_arms_differ_only_in_the_mechanism_and_spend_one_budget(tmp_path: Path) 
     m2rl.check(configs, args.domains)
     experts = [configs[f"expert_{d}"] for d in args.domains]
     assert all(isinstance(c, grpo.Args) and c.env == "papergym/Reasoning-v0" for c in experts)
-    assert [c.env_kw for c in experts] == [["domain=arith"], ["domain=countdown"]]
+    assert [c.env_kw for c in experts] == [
+        ["domain=countdown", "difficulty=1"],
+        ["domain=arith", "difficulty=1"],
+    ]
     assert configs["mix_rl"].env == configs["mopd"].env == "papergym/MultiDomain-v0"
+    # level 1, es-vs-grpo's mixture in its order: the SFT warm start (keyed on env and kwargs) is shared
+    assert configs["mix_rl"].env_kw == configs["mopd"].env_kw == es_vs_grpo.Args().env_kw
     assert m2rl.budget(configs["mix_rl"]) == m2rl.budget(configs["mopd"]) == sum(map(m2rl.budget, experts))
     assert {c.model for c in (*experts, configs["mix_rl"], configs["mopd"])} == {"BASE"}
     finals = [str(Path(c.out) / "final") for c in experts]
@@ -78,12 +83,16 @@ def test_smoke_run_trains_every_arm_and_writes_the_report(tmp_path: Path) -> Non
     matrix = summary["cosines"]["mean_matrix"]
     norms = summary["cosines"]["norms"]
     assert (
-        list(norms) == summary["cosines"]["names"] == ["expert_arith", "expert_countdown", "mix_rl", "mopd"]
+        list(norms) == summary["cosines"]["names"] == ["expert_countdown", "expert_arith", "mix_rl", "mopd"]
     )
-    # MOPD moves its student exactly when a teacher differs from the base: an expert whose smoke GRPO saw no
-    # reward variance is the base itself (reverse KL 0), and sampling differs with torch's thread count
-    experts_moved = norms["expert_arith"]["mean"] > 0 or norms["expert_countdown"]["mean"] > 0
-    assert (norms["mopd"]["mean"] > 0) == experts_moved
+    # MOPD routes to its own seed's experts: at step 0 (student = base) its reverse KL is nonzero exactly when
+    # one of them left the base (an expert whose smoke GRPO saw no reward variance is the base itself; which
+    # do differs with torch's thread count). Its weights move either way (AdamW's weight decay, M2RL's 0.1).
+    for seed in (0, 1):
+        moved = any(summary["measured"][f"expert_{d}"][seed]["drift_l2"] > 0 for d in ("arith", "countdown"))
+        first = json.loads((out / f"seed{seed}" / "mopd" / "metrics.jsonl").read_text().splitlines()[0])
+        assert (first["reverse_kl"] != 0) == moved
+    assert norms["mopd"]["mean"] > 0
     for i, row in enumerate(matrix):  # a task vector that stayed zero (no reward variance) has cosine 0
         assert row[i] == pytest.approx(1.0 if norms[summary["cosines"]["names"][i]]["low"] > 0 else row[i])
         assert all(-1.0 <= v <= 1.0 + 1e-6 and v == pytest.approx(matrix[j][i]) for j, v in enumerate(row))
@@ -123,3 +132,27 @@ def test_verdicts_are_inconclusive_unless_an_expert_beats_the_base() -> None:
     assert "inconclusive" not in m2rl.reading(summary) and m2rl.reading(summary).count("**matches**") == 3
     accuracy["expert_arith"]["arith"] = Interval(0.13, 0.11, 0.15)  # overlaps the base: not an improvement
     assert m2rl.improved_experts(summary) == [] and m2rl.reading(summary).count("**inconclusive**") == 3
+
+
+def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
+    from tests.baselines.answering import answering_checkpoint
+
+    model = answering_checkpoint(tmp_path / "model", env_id="papergym/MultiDomain-v0")
+
+    def no_sft(*args, **kwargs):
+        raise AssertionError("--model DIR must not be SFT-warmed")
+
+    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
+    out = tmp_path / "run"
+    assert cli(["reproduce", "m2rl", "--smoke", "--out", str(out), "--model", str(model)]) == 0
+    record = json.loads((out / "results.json").read_text())
+    assert record["provenance"]["args"]["model"] == str(model)
+    assert not list(tmp_path.glob("sft-*"))  # no warm start was trained
+    for arm in ("expert_countdown", "expert_arith", "mix_rl", "mopd"):
+        assert json.loads((out / "seed0" / arm / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0
+    # the merges add the experts' task vectors to the given checkpoint: same tensors, same shapes
+    base, merged = (
+        merge.read_state(model),
+        merge.read_state(Path(record["summary"]["measured"]["ties"][0]["checkpoint"])),
+    )
+    assert {k: tuple(v.shape) for k, v in merged.items()} == {k: tuple(v.shape) for k, v in base.items()}

@@ -102,7 +102,7 @@ def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) 
     def no_sft(*args, **kwargs):
         raise AssertionError("--model DIR must not be SFT-warmed")
 
-    monkeypatch.setattr(repro, "sft_warm_start", no_sft)
+    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
     out = tmp_path / "run"
     assert cli(["reproduce", "ttpo", "--smoke", "--out", str(out), "--model", str(model)]) == 0
     record = json.loads((out / "results.json").read_text())
