@@ -9,17 +9,19 @@ model, so a seeded run replays exactly (and hits a replay cache).
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from papergym.backends.protocols import ChatModel, Message
 from papergym.core.errors import BackendError
 
 logger = logging.getLogger(__name__)
 
+_U = TypeVar("_U", bound="ModelUser")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -153,20 +155,70 @@ class ModelReader(ModelRole):
         return self._ask(seed, question=question, context=context).strip()
 
 
+USER_GUIDELINES = """\
+You play a customer who contacts a company's customer service agent. Follow the scenario below.
+- Write only your next message to the agent, in the first person, short and natural.
+- Reveal information a little at a time, only when the agent needs it. Never invent facts that are not
+  in the scenario: if the agent asks for something you were not given, say you do not know it.
+- Do not repeat the scenario word for word. Stay in character; you are not an AI assistant.
+- When your goals are met, or cannot be met, write only ###STOP###. If the agent transfers you to a
+  human agent, write only ###TRANSFER###. If the scenario does not say what to do next, write only
+  ###OUT-OF-SCOPE###.
+"""
+"""`ModelUser`'s default system prompt: tau2-bench's user-simulator guidelines in our words (envs.md §2.2)."""
+
+
 class ModelUser(ModelRole):
-    """`UserSimulator` by a model that plays the user.
+    """`UserSimulator` (and `TaskBoundUser`) by a model that plays the user, prompted tau2-style.
 
     The dialogue is role-swapped (the agent's messages become ``user``, the user's become
     ``assistant``; the agent's system messages are dropped), so the model speaks as the user. The
-    system prompt is the user's persona and goal; the template is the opening cue sent when the
-    swapped dialogue would not start with a ``user`` message (e.g. when the user speaks first).
+    system prompt is the user's guidelines (default `USER_GUIDELINES`); bound to a task by `for_task`
+    (the service env binds at every reset, so one instance serves every task), the task's scenario
+    follows it as ``<scenario>...</scenario>`` (the task's ``scenario_text()``). The template is the
+    opening cue sent when the swapped dialogue would not start with a ``user`` message (e.g. when the
+    user speaks first).
+
+    Args: as `ModelRole`, plus ``task``: the task played (anything with ``scenario_text()``; None: unbound).
     """
 
-    DEFAULT_SYSTEM = (
-        "You are a customer talking to a support agent. Stay in character, reveal information only "
-        "when asked, and write only your next message."
-    )
+    DEFAULT_SYSTEM = USER_GUIDELINES
     DEFAULT_TEMPLATE = "(The conversation starts. Write your first message to the agent.)"
+    DEFAULT_MAX_TOKENS = 256
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        system_prompt: str | None = None,
+        template: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        task: Any = None,
+    ) -> None:
+        super().__init__(
+            model,
+            system_prompt=system_prompt,
+            template=template,
+            max_tokens=max_tokens,
+            temperature=temperature,
+        )
+        self.task = task
+
+    def for_task(self: _U, task: Any) -> _U:
+        """A copy of this user bound to ``task`` (the model is shared)."""
+        bound = copy.copy(self)
+        bound.task = task
+        return bound
+
+    def __deepcopy__(self: _U, memo: dict[int, Any]) -> _U:
+        return self  # holds a model (shared) and is immutable once bound
+
+    def _messages(self, dialogue: Sequence[Message]) -> list[Message]:
+        if self.task is None:
+            return super()._messages(dialogue)
+        system = f"{self.system_prompt}\n<scenario>\n{self.task.scenario_text()}\n</scenario>"
+        return [{"role": "system", "content": system}, *dialogue]
 
     def reply(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
         swap = {"user": "assistant", "assistant": "user"}

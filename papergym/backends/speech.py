@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from papergym.backends.protocols import ASR, TTS
 from papergym.backends.resolve import resolve_backend
 from papergym.core.errors import require
 from papergym.core.spaces import SAMPLE_RATE
@@ -433,13 +434,15 @@ TTS_ENGINES: dict[str, type] = {"piper": PiperTTS, "espeak": EspeakTTS}
 ASR_ENGINES: dict[str, type] = {"whisper": WhisperASR, "pocketsphinx": PocketsphinxASR}
 
 
-def make_tts(engine: str | Any) -> Any:
-    """A TTS engine from its name (``"piper"``, ``"espeak"``) or any object with ``synthesize``."""
+def make_tts(engine: TTS | str | None) -> TTS:
+    """A TTS engine: None (Piper, the embedded default), a name (``"piper"``, ``"espeak"``) or any object
+    with ``synthesize``."""
     return resolve_backend(engine, role="tts", method="synthesize", default=PiperTTS, names=TTS_ENGINES)
 
 
-def make_asr(engine: str | Any) -> Any:
-    """An ASR engine from its name (``"whisper"``, ``"pocketsphinx"``) or any object with ``transcribe``."""
+def make_asr(engine: ASR | str | None) -> ASR:
+    """An ASR engine: None (Whisper, the embedded default), a name (``"whisper"``, ``"pocketsphinx"``) or
+    any object with ``transcribe``."""
     return resolve_backend(engine, role="asr", method="transcribe", default=WhisperASR, names=ASR_ENGINES)
 
 

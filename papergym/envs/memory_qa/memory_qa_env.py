@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, ClassVar, Literal
 
-from papergym.backends.protocols import Reader
+from papergym.backends.model_roles import ModelReader
+from papergym.backends.protocols import ChatModel, Reader
+from papergym.backends.resolve import resolve_backend
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tags import last_tagged
@@ -93,8 +95,9 @@ class MemoryQAEnv(TextEnv):
     - ``memory_limit`` / ``memory_unit``: the memory cap (default 512 ``"chars"``, inferred; or
       ``"tokens"``, whitespace-separated).
     - ``guessable_share``: the probability a question is guessable (default 0.3, inferred).
-    - ``reader``: the answerability `Reader` (default `ExtractiveReader`; ``ModelReader(chat_model)``
-      or ``MajorityReader(ModelReader(chat_model), k)`` for a model judge).
+    - ``reader``: the answerability `Reader` (the backend rule of `papergym.backends`): None or
+      ``"extractive"`` is the embedded `ExtractiveReader`; a bare `ChatModel` becomes `ModelReader`;
+      ``MajorityReader(ModelReader(chat_model), k)`` for a voting model judge.
     - ``difficulty``: 1..3 distractors per evidence fact, or None to draw per episode.
     - ``test_size``: tasks in the test split per level; train is effectively unbounded.
     - ``obs_mode``, ``render_mode``, ``format_penalty`` (default 0.1, inferred): see `TextEnv`.
@@ -135,7 +138,7 @@ class MemoryQAEnv(TextEnv):
         memory_limit: int = 512,
         memory_unit: MemoryUnit = "chars",
         guessable_share: float = 0.3,
-        reader: Reader | None = None,
+        reader: Reader | ChatModel | str | None = None,
         difficulty: int | None = None,
         test_size: int = DEFAULT_SPLIT_SIZES["test"],
         obs_mode: ObsMode = "text",
@@ -155,8 +158,6 @@ class MemoryQAEnv(TextEnv):
             raise ValueError(f"guessable_share must be in [0, 1], got {guessable_share}")
         if difficulty is not None and difficulty not in (1, 2, 3):
             raise ValueError(f"difficulty must be None or an int in 1..3, got {difficulty!r}")
-        if reader is not None and not callable(getattr(reader, "answer", None)):
-            raise ValueError("reader must have an answer(question, context, *, seed) method (a Reader)")
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         self.kind = kind
         self.pages = (low, high)
@@ -164,7 +165,14 @@ class MemoryQAEnv(TextEnv):
         self.memory_limit = memory_limit
         self.memory_unit: MemoryUnit = memory_unit
         self.guessable_share = float(guessable_share)
-        self.reader: Reader = ExtractiveReader() if reader is None else reader
+        self.reader: Reader = resolve_backend(
+            reader,
+            role="reader",
+            method="answer",
+            default=ExtractiveReader,
+            names={"extractive": ExtractiveReader},
+            wrap=ModelReader,  # type: ignore[arg-type]  # a bare ChatModel (checked by resolve_backend)
+        )
         self.difficulty = difficulty
         generate = partial(
             plan_document,

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from papergym.backends.protocols import ChatModel, Judge, WorldModel
+from papergym.backends.resolve import resolve_backend
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
@@ -21,10 +23,17 @@ from papergym.envs.mobile_gui.phone import Phone
 from papergym.envs.mobile_gui.render_text import render_text
 from papergym.envs.mobile_gui.templates.base import screen_texts
 from papergym.envs.mobile_gui.views import Layout, Screen
-from papergym.envs.mobile_gui.world_models import SimulatorWorldModel, WMState
+from papergym.envs.mobile_gui.world_models import (
+    CodeWorldModel,
+    JsonSuccessJudge,
+    SimulatorWorldModel,
+    WMState,
+)
 
 N_WM_MAX = 5
 """World-model calls per episode: WM-R1's ``env.n_wm_max=5`` (papers/envs.md §1.2)."""
+SCREEN_CHECK = "screen"
+"""``judge=``'s embedded default: the template's own final-screen check on the predicted screen."""
 IMAGINED_NOTE = (
     "The result of your imagined action is shown below. "
     "Please continue your thinking or provide a final action."
@@ -146,11 +155,14 @@ class WorldModelGUIEnv(MobileGUIEnv):
     every budget (at most 88) plus ``n_wm_max`` imagined turns and room for invalid ones.
 
     ## Arguments
-    - ``world_model``: any object with ``predict(state, action, *, seed)`` over `WMState` (default
-      `SimulatorWorldModel`, the simulator itself; `NoisyWorldModel`, `CodeWorldModel(chat_model)`, or
+    - ``world_model`` (the backend rule of `papergym.backends`): None or ``"simulator"`` is the embedded
+      `SimulatorWorldModel`, the simulator itself; any object with ``predict(state, action, *, seed)``
+      over `WMState` is used as is; a bare `ChatModel` becomes `CodeWorldModel(chat_model)`. Others:
+      `NoisyWorldModel`, or
       the learned one: `papergym.baselines.world_model.load_world_model(dir)`, a tiny LM trained on the
       simulator's transitions of the train split, `papergym.envs.mobile_gui.learned_wm`).
-    - ``judge``: ``"screen"`` (default) or a `Judge`. ``n_wm_max``: 5 (WM-R1).
+    - ``judge``: None or ``"screen"`` (the template's final-screen check), a `Judge`, or a bare `ChatModel`
+      (becomes `JsonSuccessJudge`, WM-R1's). ``n_wm_max``: 5 (WM-R1).
     - ``training``: True (default): no evaluation simulator, no ``info["true_success"]``; False: a
       simulator copy follows the committed actions and reports ``info["true_success"]``. The default is
       the training setting so that a trainer that plugs the env in is honest without knowing the flag
@@ -190,8 +202,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
     def __init__(
         self,
         *,
-        world_model: Any | None = None,
-        judge: Any = "screen",
+        world_model: WorldModel | ChatModel | str | None = None,
+        judge: Judge | ChatModel | str | None = None,
         n_wm_max: int = N_WM_MAX,
         screen: str = "text",
         layout: str | Layout = "default",
@@ -207,10 +219,15 @@ class WorldModelGUIEnv(MobileGUIEnv):
     ) -> None:
         if not isinstance(training, bool):
             raise ValueError(f"training must be a bool, got {training!r}")
-        if world_model is not None and not callable(getattr(world_model, "predict", None)):
-            raise ValueError("world_model needs a predict(state, action, *, seed) method")
-        if judge != "screen" and not callable(getattr(judge, "score", None)):
-            raise ValueError("judge must be 'screen' or have score(prompt, response, *, criterion, seed)")
+        screen_check = lambda: SCREEN_CHECK  # noqa: E731  # the judge's embedded default
+        self.judge: Judge | str = resolve_backend(
+            judge,
+            role="judge",
+            method="score",
+            default=screen_check,
+            names={SCREEN_CHECK: screen_check},
+            wrap=JsonSuccessJudge,  # type: ignore[arg-type]  # a bare ChatModel (checked by resolve_backend)
+        )
         if not isinstance(n_wm_max, int) or n_wm_max < 0:
             raise ValueError(f"n_wm_max must be an int >= 0, got {n_wm_max!r}")
         super().__init__(
@@ -226,8 +243,15 @@ class WorldModelGUIEnv(MobileGUIEnv):
             require_shown=require_shown,
         )
         layout_name = self.layout.name if self.layout.name in ("default", "heldout") else "default"
-        self.world_model = world_model if world_model is not None else SimulatorWorldModel(layout_name)
-        self.judge = judge
+        simulator = lambda: SimulatorWorldModel(layout_name)  # noqa: E731
+        self.world_model: WorldModel = resolve_backend(
+            world_model,
+            role="world_model",
+            method="predict",
+            default=simulator,
+            names={"simulator": simulator},
+            wrap=CodeWorldModel,  # type: ignore[arg-type]  # a bare ChatModel (checked by resolve_backend)
+        )
         self.n_wm_max = n_wm_max
         self.training = training
         self._test_size = test_size
@@ -404,7 +428,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
         screen = self.wm.state.screen
         if not self._shown_ok():
             return False
-        if self.judge == "screen":
+        if self.judge == SCREEN_CHECK:
             return bool(self.template.screen_check(s.params, screen, s.answer))
         response = render_text(screen) + (f"\n\nThe agent's answer: {s.answer}" if s.answer else "")
         return self.judge.score(self.template.goal(s.params), response, seed=self._seed()) >= 0.5

@@ -16,6 +16,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from papergym.backends.protocols import ChatModel
+from papergym.backends.resolve import resolve_backend
 from papergym.core.spaces import FreeText
 from papergym.envs.selfplay.game import OPEN_ENDED, ROLES, Agreement, JudgeLabels, SelfPlayGame
 from papergym.envs.selfplay.judges import BTJudge, ModelPreferenceJudge, PairwiseJudge
@@ -46,16 +47,18 @@ class TextObservation(str):
     dtype = np.dtype(str)
 
 
-def make_judge(judge: PairwiseJudge | ChatModel | str) -> PairwiseJudge:
-    """The env's judge from its ``judge=`` argument: ``"bt"`` (a fresh `BTJudge`), a `PairwiseJudge`,
-    or a `ChatModel` (wrapped in `ModelPreferenceJudge`)."""
-    if judge == "bt":
-        return BTJudge()
-    if isinstance(judge, PairwiseJudge):
-        return judge
-    if isinstance(judge, ChatModel):
-        return ModelPreferenceJudge(judge)
-    raise ValueError(f"judge must be 'bt', a PairwiseJudge or a ChatModel, got {judge!r}")
+def make_judge(judge: PairwiseJudge | ChatModel | str | None) -> PairwiseJudge:
+    """The env's judge from its ``judge=`` argument (the backend rule of `papergym.backends`): None or
+    ``"bt"`` (a fresh `BTJudge`), a `PairwiseJudge`, or a bare `ChatModel` (wrapped in
+    `ModelPreferenceJudge`)."""
+    return resolve_backend(
+        judge,
+        role="judge",
+        method="scores",
+        default=BTJudge,
+        names={"bt": BTJudge},
+        wrap=ModelPreferenceJudge,  # type: ignore[arg-type]  # a bare ChatModel (checked by resolve_backend)
+    )
 
 
 class _SelfPlayBase:
@@ -68,7 +71,7 @@ class _SelfPlayBase:
         *,
         domains: Sequence[str],
         group_size: int,
-        judge: PairwiseJudge | ChatModel | str,
+        judge: PairwiseJudge | ChatModel | str | None,
         judge_labels: JudgeLabels,
         agreement: Agreement,
         pair_kinds: Sequence[str],
@@ -180,7 +183,7 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
       (``reset(options={"domain": ...})`` picks it; other option keys are ignored, as PettingZoo's
       ``api_test`` passes arbitrary ones).
     - ``group_size``: G, the solver's answers per task (default 4).
-    - ``judge``: ``"bt"`` (a `BTJudge`), any `PairwiseJudge`, or a `ChatModel`; the env's own judge,
+    - ``judge``: None or ``"bt"`` (a `BTJudge`), any `PairwiseJudge`, or a `ChatModel`; the env's own judge,
       whose action `judge_action` returns (the judge agent may be any policy).
     - ``judge_labels``: ``"structural"`` (pairs labelled by construction) or ``"self_scored"``
       (relabelled by the judge's own scores: the self-reinforcing ablation).
@@ -215,7 +218,7 @@ class raw_env(_SelfPlayBase, AECEnv):  # lower-case: PettingZoo's module convent
         *,
         domains: Sequence[str] = (OPEN_ENDED, "math"),
         group_size: int = 4,
-        judge: PairwiseJudge | ChatModel | str = "bt",
+        judge: PairwiseJudge | ChatModel | str | None = None,
         judge_labels: JudgeLabels = "structural",
         agreement: Agreement = "hard",
         pair_kinds: Sequence[str] = ("role_asymmetry", "subtask_amplification"),

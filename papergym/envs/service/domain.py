@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from papergym.backends.model_roles import ModelUser
+from papergym.backends.protocols import ChatModel, UserSimulator
 from papergym.core.tool_calls import ToolError
 from papergym.core.tools import Tool
 from papergym.envs.service.db import ServiceDB
@@ -239,6 +241,10 @@ class Domain(abc.ABC):
     def scripted_user(self, task: ServiceTask) -> Any:
         """The domain's own `ScriptedUser` for ``task`` (None: the generic one)."""
         return None
+
+    def model_user(self, model: ChatModel) -> UserSimulator:
+        """The user a bare `ChatModel` plays in this domain (``user=model``): a `ModelUser`."""
+        return ModelUser(model)
 
     def user_action_request(self, name: str, arguments: Mapping[str, Any]) -> str:
         """How the oracle asks the user to run one of their own tools (a tau2 gold action of the user)."""

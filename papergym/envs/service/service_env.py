@@ -12,7 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from papergym.backends.protocols import DeviceUser, Judge, TaskBoundUser, UserSimulator
+from papergym.backends.model_roles import ModelJudge
+from papergym.backends.protocols import ChatModel, DeviceUser, Judge, TaskBoundUser, UserSimulator
+from papergym.backends.resolve import resolve_backend
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, parse_task_id, stable_seed
@@ -22,7 +24,7 @@ from papergym.envs.service.communicate import CommunicateMode
 from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
-from papergym.envs.service.evaluation import Outcome, Tau2Scoring, evaluate
+from papergym.envs.service.evaluation import NL_JUDGE_TEMPLATE, Outcome, ScriptedJudge, Tau2Scoring, evaluate
 from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
 from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask
@@ -135,9 +137,14 @@ class ServiceAgentEnv(TextEnv):
     - ``tau2_data``: a tau2 domain folder to run instead of the generated default, as tau2 ships it.
     - ``tau2_task_set``: which task file of ``tau2_data``: ``"default"`` (``tasks.json``), ``"small"``
       (``tasks_small.json``) or ``"full"`` (``tasks_full.json``); splits keep the ids the file holds.
-    - ``user``: a `UserSimulator` (default `ScriptedUser`; `ModelUser` wraps any ChatModel).
-    - ``judge``: a `Judge` for loaded tau2 NL assertions, e.g.
-      ``ModelJudge(model, template=NL_JUDGE_TEMPLATE)``.
+    - ``user`` (the backend rule of `papergym.backends`): None or ``"scripted"`` is the deterministic
+      `ScriptedUser`; a `UserSimulator` is used as is (bound per task by its ``for_task``); a bare
+      `ChatModel` plays the user as `ModelUser` (telecom: `DeviceModelUser`, with the phone's tools).
+    - ``use_judge``: judge loaded tau2 NL assertions with ``judge`` (default off: they are listed in
+      ``info["unevaluated"]`` and excluded from reward and success). Generated tasks' assertions are
+      always decided by their `ScriptedJudge` predicates.
+    - ``judge``: the `Judge` of ``use_judge`` (it needs one: papergym ships no offline judge of free-text
+      assertions); a bare `ChatModel` becomes ``ModelJudge(model, template=NL_JUDGE_TEMPLATE)``.
     - ``enforce_policy``: refuse writes before authentication or on another user's records (default:
       on for generated tasks, off for tau2 data, whose tools do not check it).
     - ``max_steps``, ``max_errors``: tau2's limits (100 and 10).
@@ -191,8 +198,9 @@ class ServiceAgentEnv(TextEnv):
         domain: str = "retail",
         tau2_data: str | Path | None = None,
         tau2_task_set: str = "default",
-        user: UserSimulator | None = None,
-        judge: Judge | None = None,
+        user: UserSimulator | ChatModel | str | None = None,
+        use_judge: bool = False,
+        judge: Judge | ChatModel | None = None,
         enforce_policy: bool | None = None,
         max_steps: int = MAX_STEPS,
         max_errors: int = MAX_ERRORS,
@@ -210,8 +218,30 @@ class ServiceAgentEnv(TextEnv):
         self._domain()  # fail fast on an unknown domain
         self.tau2_data = None if tau2_data is None else str(tau2_data)
         self.tau2_task_set = str(tau2_task_set)
-        self.user = user if user is not None else ScriptedUser()
-        self.judge = judge
+        self.user: UserSimulator = resolve_backend(
+            user,
+            role="user",
+            method="reply",
+            default=ScriptedUser,
+            names={"scripted": ScriptedUser},
+            wrap=self._domain().model_user,  # type: ignore[arg-type]  # a bare ChatModel (checked there)
+        )
+        self.judge: Judge | None = None
+        if use_judge:
+            if judge is None:
+                raise ValueError(
+                    "use_judge=True needs judge= (a Judge or a ChatModel): papergym has no offline judge "
+                    "of free-text assertions"
+                )
+            self.judge = resolve_backend(
+                judge,
+                role="judge",
+                method="score",
+                default=ScriptedJudge,  # unreachable: judge is not None here
+                wrap=lambda model: ModelJudge(model, template=NL_JUDGE_TEMPLATE),  # type: ignore[arg-type]
+            )
+        elif judge is not None:
+            raise ValueError("judge= is used only with use_judge=True (judging loaded NL assertions)")
         self.enforce_policy = (self.tau2_data is None) if enforce_policy is None else bool(enforce_policy)
         self.max_steps = int(max_steps)
         self.max_errors = int(max_errors)

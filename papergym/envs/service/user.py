@@ -2,18 +2,18 @@
 
 ``messages`` is the text conversation from the agent's side (``user`` = the customer, ``assistant`` =
 the agent; tool traffic is not shown to the user, as in tau2). A simulator may also offer
-``for_task(task)``, returning a copy bound to the task's scenario; the env calls it at every reset, so
-one instance serves every task. A reply containing a stop token ends the conversation.
+``for_task(task)`` (`papergym.backends.protocols.TaskBoundUser`), returning a copy bound to the task's
+scenario; the env calls it at every reset, so one instance serves every task. A reply containing a stop
+token ends the conversation. Model-played users are `papergym.backends.ModelUser` (a bare ChatModel passed
+as ``user=`` becomes one); this module holds the deterministic `ScriptedUser` and the stop tokens.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from papergym.backends.model_roles import ModelUser as _ChatModelUser
-from papergym.backends.protocols import ChatModel, Message
+from papergym.backends.protocols import Message
 from papergym.envs.service.tasks import ServiceTask, UserScript
 
 STOP = "###STOP###"
@@ -213,55 +213,4 @@ class ScriptedUser:
         return f"Thank you, that's all I needed. {script.stop}"
 
 
-USER_GUIDELINES = """\
-You play a customer who contacts a company's customer service agent. Follow the scenario below.
-- Write only your next message to the agent, in the first person, short and natural.
-- Reveal information a little at a time, only when the agent needs it. Never invent facts that are not
-  in the scenario: if the agent asks for something you were not given, say you do not know it.
-- Do not repeat the scenario word for word. Stay in character; you are not an AI assistant.
-- When your goals are met, or cannot be met, write only ###STOP###. If the agent transfers you to a
-  human agent, write only ###TRANSFER###. If the scenario does not say what to do next, write only
-  ###OUT-OF-SCOPE###.
-"""
-
-
-class ModelUser(_ChatModelUser):
-    """A `UserSimulator` played by any `ChatModel`, prompted tau2-style: guidelines + ``<scenario>``.
-
-    Args:
-        model: the chat model.
-        guidelines: the user guidelines (default: `USER_GUIDELINES`).
-        temperature: sampling temperature (tau2's default is 0).
-        max_tokens: the longest reply.
-    """
-
-    def __init__(
-        self,
-        model: ChatModel,
-        *,
-        guidelines: str = USER_GUIDELINES,
-        temperature: float = 0.0,
-        max_tokens: int = 256,
-        task: ServiceTask | None = None,
-    ) -> None:
-        scenario = f"\n<scenario>\n{task.scenario_text()}\n</scenario>" if task is not None else ""
-        super().__init__(
-            model, system_prompt=guidelines + scenario, temperature=temperature, max_tokens=max_tokens
-        )
-        self.guidelines = guidelines
-        self.task = task
-
-    def for_task(self, task: ServiceTask) -> ModelUser:
-        return ModelUser(
-            self.model,
-            guidelines=self.guidelines,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            task=task,
-        )
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ModelUser:
-        return self  # holds a model; immutable once bound
-
-
-__all__ = ["GIVE_UP", "STOP_TOKENS", "ModelUser", "ScriptedUser", "stop_token"]
+__all__ = ["GIVE_UP", "STOP_TOKENS", "ScriptedUser", "stop_token"]

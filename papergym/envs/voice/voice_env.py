@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from gymnasium import spaces
 
+from papergym.backends.protocols import ASR, TTS
 from papergym.backends.speech import add_noise, audio_problem, make_asr, make_tts
 from papergym.core import info_keys as K
 from papergym.core.spaces import SAMPLE_RATE, Waveform
@@ -74,8 +75,9 @@ class VoiceServiceEnv(ServiceAgentEnv):
 
     ## Arguments
     - ``channel``: ``"audio"`` (default), ``"transcript"``, ``"simulated"`` or ``"text"``.
-    - ``tts`` / ``asr``: an engine name (``"piper"`` / ``"whisper"``, extra ``audio``; ``"espeak"`` /
-      ``"pocketsphinx"``, extra ``audio-light``) or an object with ``synthesize`` / ``transcribe``.
+    - ``tts`` / ``asr``: None (the embedded Piper / Whisper, extra ``audio``), an engine name (``"piper"`` /
+      ``"whisper"``; ``"espeak"`` / ``"pocketsphinx"``, extra ``audio-light``) or an object with
+      ``synthesize`` / ``transcribe``.
     - ``snr_db``: white noise added to every spoken turn at this SNR (None: clean). The simulated
       channel uses the calibration level nearest to it.
     - ``rate_jitter``: speaking rate drawn per turn from 1 +- this (steps of 0.05; 0 = fixed).
@@ -84,7 +86,7 @@ class VoiceServiceEnv(ServiceAgentEnv):
     - ``confusion_scale``: multiplies the simulated channel's calibrated error rates.
     - ``max_audio_seconds``: the `Waveform` limit of observations and audio actions.
     - ``**service_kwargs``: the service env's arguments, passed on unchanged: ``domain``, ``tau2_data``,
-      ``user``, ``judge``, ``enforce_policy``, ``max_steps``, ``max_errors``, ``obs_mode``,
+      ``user``, ``use_judge``, ``judge``, ``enforce_policy``, ``max_steps``, ``max_errors``, ``obs_mode``,
       ``render_mode``, ``format_penalty``, ``provenance``.
 
     ``deterministic`` is False when an engine is not sample-exact (espeak): the same seed and actions
@@ -115,8 +117,8 @@ class VoiceServiceEnv(ServiceAgentEnv):
         self,
         *,
         channel: Channel = "audio",
-        tts: str | Any = "piper",
-        asr: str | Any = "whisper",
+        tts: TTS | str | None = None,
+        asr: ASR | str | None = None,
         snr_db: float | None = None,
         rate_jitter: float = 0.0,
         voices: tuple[str, ...] | None = None,

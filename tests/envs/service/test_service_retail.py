@@ -9,13 +9,14 @@ import gymnasium as gym
 import pytest
 
 import papergym  # noqa: F401
+from papergym.backends import ModelUser
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
 from papergym.core.tool_calls import ToolCall
 from papergym.envs.service.evaluation import ScriptedJudge
 from papergym.envs.service.retail.templates import TEMPLATES
 from papergym.envs.service.service_env import ServiceAgentEnv
-from papergym.envs.service.user import ModelUser, ScriptedUser
+from papergym.envs.service.user import ScriptedUser
 from tests.backends.fake_openai_server import FakeOpenAIServer, reply_text
 from tests.backends.scripted import ScriptedChat
 from tests.envs.service.oracle_play import (

@@ -210,7 +210,7 @@ def test_an_extra_write_fails_the_db_check() -> None:
 def test_a_model_judge_scores_loaded_nl_assertions(folder: Any, verdict: str, passed: bool) -> None:
     task_id = next(i for i, t in folder.tasks.items() if t.criteria.nl_assertions)
     chat = ScriptedChat(verdict)
-    env = _env(judge=ModelJudge(chat, template=NL_JUDGE_TEMPLATE))
+    env = _env(use_judge=True, judge=ModelJudge(chat, template=NL_JUDGE_TEMPLATE))
     reward, info = _run_gold(env, task_id)
     assert info[K.CHECKS]["nl_assertion"] is passed and info[K.UNEVALUATED] == []
     assert reward == float(passed) and info[K.SUCCESS] is passed

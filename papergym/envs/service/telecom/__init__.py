@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from papergym.backends.protocols import ChatModel
 from papergym.envs.service.domain import Domain, Template
 from papergym.envs.service.tasks import ServiceTask
 from papergym.envs.service.telecom.data import TelecomWorld, generate_telecom_db, load_telecom_toml
 from papergym.envs.service.telecom.policy import TELECOM_POLICY
 from papergym.envs.service.telecom.templates import TEMPLATES
 from papergym.envs.service.telecom.tools import TelecomTools
-from papergym.envs.service.telecom.user import TelecomUser
+from papergym.envs.service.telecom.user import DeviceModelUser, TelecomUser
 
 
 @dataclass
@@ -53,6 +54,9 @@ class TelecomDomain(Domain):
     def user_action_request(self, name: str, arguments: Mapping[str, Any]) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
         return f"Please do this on your phone: {name}({args})."
+
+    def model_user(self, model: ChatModel) -> DeviceModelUser:
+        return DeviceModelUser(model)  # the user operates their own phone
 
 
 __all__ = ["TelecomDomain", "TelecomTools", "TelecomUser"]

@@ -17,10 +17,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from papergym.backends.model_roles import USER_GUIDELINES, ModelUser
 from papergym.backends.protocols import ChatModel, Message
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.service.tasks import ServiceTask
-from papergym.envs.service.user import USER_GUIDELINES, ModelUser, ScriptedUser
+from papergym.envs.service.user import ScriptedUser
 
 DeviceCall = Callable[[str, Mapping[str, Any]], str]
 _WIFI = r"wi-?fi"
@@ -152,16 +153,18 @@ class DeviceModelUser(ModelUser):
     Args:
         model: the chat model.
         max_rounds: the most phone rounds per reply.
-        guidelines, temperature, max_tokens, task: as `ModelUser`.
+        system_prompt, template, max_tokens, temperature, task: as `ModelUser` (the phone's tools are
+            appended to the system prompt).
     """
 
     def __init__(
         self,
         model: ChatModel,
         *,
-        guidelines: str = USER_GUIDELINES,
+        system_prompt: str = USER_GUIDELINES,
+        template: str | None = None,
+        max_tokens: int | None = None,
         temperature: float = 0.0,
-        max_tokens: int = 256,
         task: ServiceTask | None = None,
         max_rounds: int = 5,
     ) -> None:
@@ -170,31 +173,21 @@ class DeviceModelUser(ModelUser):
         tools = json.dumps([t.schema() for t in TelecomTools.user_tools().values()])
         super().__init__(
             model,
-            guidelines=guidelines + DEVICE_GUIDELINES.format(tools=tools),
-            temperature=temperature,
+            system_prompt=system_prompt + DEVICE_GUIDELINES.format(tools=tools),
+            template=template,
             max_tokens=max_tokens,
+            temperature=temperature,
             task=task,
         )
-        self.base_guidelines = guidelines
         self.max_rounds = int(max_rounds)
         self.device: DeviceCall | None = None
-
-    def for_task(self, task: ServiceTask) -> DeviceModelUser:
-        return DeviceModelUser(
-            self.model,
-            guidelines=self.base_guidelines,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            task=task,
-            max_rounds=self.max_rounds,
-        )
 
     def attach_device(self, device: DeviceCall) -> None:
         """Give the user their phone (called by the env at every reset and restore)."""
         self.device = device
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DeviceModelUser:
-        new = self.for_task(self.task)  # type: ignore[arg-type]  # the model is shared, the phone copied
+        new = copy.copy(self)  # the model is shared, the phone copied
         new.device = copy.deepcopy(self.device, memo)
         return new
 
