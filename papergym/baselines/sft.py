@@ -59,20 +59,29 @@ def demonstration_contexts(policy: PolicyModel, args: Args) -> list[Segment]:
 
 
 def update(
-    policy: PolicyModel, optimizer: Any, batch: Sequence[Segment], args: Args, step: int
+    policy: PolicyModel,
+    optimizer: Any,
+    batch: Sequence[Segment],
+    *,
+    lr: float,
+    warmup_steps: int,
+    max_grad_norm: float,
+    step: int,
 ) -> dict[str, float]:
-    """One cross-entropy step on the action tokens of ``batch`` (linear warm-up, clipped gradient)."""
+    """One cross-entropy step on the ``loss_mask`` tokens of ``batch`` (linear warm-up to ``lr`` over
+    ``warmup_steps``, gradient clipped to ``max_grad_norm``); the step's metrics. Also the learned world
+    model's step (`papergym.baselines.world_model`)."""
     torch = require("torch", "llm")
     ids, attn = pad_right([c.token_ids for c in batch], policy.pad_id, device=policy.device)
     mask, _ = pad_right([c.loss_mask for c in batch], 0, device=policy.device)
     for group in optimizer.param_groups:
-        group["lr"] = args.lr * min(1.0, (step + 1) / max(1, args.warmup_steps))
+        group["lr"] = lr * min(1.0, (step + 1) / max(1, warmup_steps))
     logp = token_logprobs(policy.model, ids, attn)  # (B, L)
     mask = mask.to(logp.dtype)
     loss = -(logp * mask).sum() / mask.sum().clamp(min=1.0)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
+    grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), max_grad_norm)
     optimizer.step()
     return {
         "loss": float(loss.detach()),
@@ -101,7 +110,15 @@ def main(args: Args) -> dict[str, Any]:
     for step in range(run.start_step, args.steps):
         rng = random.Random(member_seed(args.seed, 10**7 + step))  # a private generator per step
         batch = [contexts[rng.randrange(len(contexts))] for _ in range(args.batch_size)]
-        metrics = update(policy, optimizer, batch, args, step)
+        metrics = update(
+            policy,
+            optimizer,
+            batch,
+            lr=args.lr,
+            warmup_steps=args.warmup_steps,
+            max_grad_norm=args.max_grad_norm,
+            step=step,
+        )
         loss_value = metrics["loss"]
         run.log(step, {**metrics, "seconds": time.perf_counter() - start})
         run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)

@@ -19,12 +19,15 @@ import dataclasses
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from papergym.baselines.policy import pad_right, token_logprobs, wrap_policy
-from papergym.baselines.run import Run, set_threads
+from papergym.baselines import sft
+from papergym.baselines.policy import PolicyModel, load_policy, wrap_policy
+from papergym.baselines.rollout import Segment
+from papergym.baselines.run import RunArgs, start_run
 from papergym.baselines.tiny import IM_END, IM_START, build_tiny
 from papergym.core.errors import require
 from papergym.core.trajectory import member_seed
@@ -37,13 +40,13 @@ from papergym.envs.mobile_gui.learned_wm import (
 
 
 @dataclass
-class Args:
+class Args(RunArgs):
     """Training a tiny LM world model on the GUI simulator's transitions."""
 
+    env: str = "papergym/MobileGUI-v0"
+    """The simulator whose transitions are learned (its train split, default layout; the only one)."""
     out: str = "runs/world_model"
-    """The run directory (metrics.jsonl, final/, curves.png, world_model.json)."""
-    seed: int = 0
-    """The run seed: the episodes played, the weights' init and the batch order derive from it."""
+    """The run directory (metrics.jsonl, checkpoints/, final/, curves.png, world_model.json)."""
     episodes: int = 300
     """Train-split MobileGUI-v0 episodes played for transitions (default layout)."""
     random_rate: float = 0.3
@@ -74,23 +77,22 @@ class Args:
     training (0: skip); from oracle-and-random play as the training data, on test tasks."""
     max_tokens: int = 512
     """The token budget of one prediction at evaluation (above the ~180-token mean diff)."""
-    threads: int = 1
-    """Torch CPU threads (0: torch's default; one is often fastest on a busy 2-core machine)."""
     device: str = "cpu"
     """The torch device."""
-    progress: bool = True
-    """Show a tqdm progress bar."""
 
 
-def main(args: Args) -> dict[str, Any]:
-    """Collect transitions, train, save ``out/final``; returns the metrics (and accuracies if asked)."""
-    torch = require("torch", "llm")
-    set_threads(args.threads)
-    start = time.perf_counter()
+def training_pairs(args: Args) -> list[tuple[list[Any], str]]:
+    """The (prompt messages, target diff) pairs: train-split transitions, "no change" ones thinned."""
+    if args.env != "papergym/MobileGUI-v0":
+        raise ValueError(f"the world model learns papergym/MobileGUI-v0's transitions, not {args.env!r}")
     transitions = collect_transitions(episodes=args.episodes, seed=args.seed, random_rate=args.random_rate)
     thin = random.Random(member_seed(args.seed, 1))
     transitions = [t for t in transitions if t.screen != t.next_screen or thin.random() < args.keep_unchanged]
-    pairs = [training_pair(t) for t in transitions]
+    return [training_pair(t) for t in transitions]
+
+
+def fresh_model(args: Args, pairs: Sequence[tuple[list[Any], str]]) -> PolicyModel:
+    """A tiny Qwen2 whose BPE tokenizer is trained on the pairs' chat texts (deterministic in the seed)."""
     texts = [
         f"{IM_START}user\n{m[-1]['content']}{IM_END}\n{IM_START}assistant\n{target}{IM_END}\n"
         for m, target in pairs
@@ -106,62 +108,89 @@ def main(args: Args) -> dict[str, Any]:
         texts=texts,
     )
     model.to(args.device)
-    policy = wrap_policy(model, tok)
-    examples: list[tuple[list[int], list[int]]] = []
+    return wrap_policy(model, tok)
+
+
+def tokenized_examples(
+    policy: PolicyModel, pairs: Sequence[tuple[list[Any], str]], max_len: int
+) -> list[Segment]:
+    """Each pair as one context with the loss on the target's tokens, those of at most ``max_len`` tokens,
+    sorted by length (a batch of neighbours has little padding)."""
+    examples: list[Segment] = []
     for messages, target in pairs:
         prompt = policy.encode_chat(messages)
         reply = policy.encode(target + IM_END)
-        if len(prompt) + len(reply) <= args.max_len:
-            examples.append((prompt + reply, [0] * len(prompt) + [1] * len(reply)))
+        if len(prompt) + len(reply) <= max_len:
+            examples.append(Segment(prompt + reply, [0] * len(prompt) + [1] * len(reply)))
     if not examples:
-        raise ValueError(f"no transition fits max_len={args.max_len} tokens")
-    examples.sort(key=lambda e: len(e[0]))  # batches of neighbours in length: little padding
+        raise ValueError(f"no transition fits max_len={max_len} tokens")
+    return sorted(examples, key=lambda e: len(e.token_ids))
+
+
+def batch_at(examples: Sequence[Segment], step: int, args: Args) -> Sequence[Segment]:
+    """The step's batch: ``batch_size`` length-neighbours from a position drawn by the step's own seed."""
+    rng = random.Random(member_seed(args.seed, 10**7 + step))
+    first = rng.randrange(max(1, len(examples) - args.batch_size + 1))
+    return examples[first : first + args.batch_size]
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Collect transitions, train, save ``out/final``; returns the metrics (and accuracies if asked)."""
+    torch = require("torch", "llm")
+    start = time.perf_counter()
+    run = start_run(args, total_steps=args.steps, desc="world model")
+    pairs = training_pairs(args)
+    resumed = run.checkpoint_model_path
+    policy = load_policy(resumed, device=args.device) if resumed else fresh_model(args, pairs)
+    examples = tokenized_examples(policy, pairs, args.max_len)
     collected = time.perf_counter() - start
-    run = Run(args.out, total_steps=args.steps, progress=args.progress, desc="world model")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
-    model.train()
-    loss_value = float("nan")
-    for step in range(args.steps):
-        rng = random.Random(member_seed(args.seed, 10**7 + step))  # a private generator per step
-        first = rng.randrange(max(1, len(examples) - args.batch_size + 1))
-        batch = examples[first : first + args.batch_size]
-        ids, attn = pad_right([b[0] for b in batch], policy.pad_id, device=policy.device)  # (B, L)
-        mask, _ = pad_right([b[1] for b in batch], 0, device=policy.device)  # (B, L)
-        for group in optimizer.param_groups:
-            group["lr"] = args.lr * min(1.0, (step + 1) / max(1, args.warmup_steps))
-        logp = token_logprobs(model, ids, attn)  # (B, L)
-        weights = mask.to(logp.dtype)
-        loss = -(logp * weights).sum() / weights.sum().clamp(min=1.0)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-        optimizer.step()
-        loss_value = float(loss.detach())
-        run.log(step, {"loss": loss_value, "seconds": time.perf_counter() - start})
-    model.eval()
-    run.finish(model, tok)
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
+    run.restore(optimizer)
+    policy.model.train()
+    metrics: dict[str, float] = {"loss": float("nan")}
+    for step in range(run.start_step, args.steps):
+        metrics = sft.update(
+            policy,
+            optimizer,
+            batch_at(examples, step, args),
+            lr=args.lr,
+            warmup_steps=args.warmup_steps,
+            max_grad_norm=args.max_grad_norm,
+            step=step,
+        )
+        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
+        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
+    policy.model.eval()
+    run.finish(policy.model, policy.tokenizer)
     result: dict[str, Any] = {
-        "loss": loss_value,
-        "transitions": len(transitions),
+        "loss": metrics["loss"],
+        "transitions": len(pairs),
         "examples": len(examples),
         "collect_seconds": collected,
         "train_seconds": time.perf_counter() - start - collected,
-        "parameters": sum(p.numel() for p in model.parameters()),
+        "parameters": sum(p.numel() for p in policy.model.parameters()),
     }
     if args.eval_transitions:
-        wm = load_world_model(run.out, device=args.device, max_tokens=args.max_tokens)
-        for layout in ("default", "heldout"):
-            result[f"accuracy_{layout}"] = next_screen_accuracy(
-                wm,
-                measurement_transitions(args.eval_transitions, layout, args.seed, args.random_rate),
-                seed=args.seed,
-            )
+        result |= evaluate(run.out, args)
         result["eval_seconds"] = time.perf_counter() - start - collected - result["train_seconds"]
     result["out"] = str(run.out)
     (run.out / "world_model.json").write_text(
         json.dumps({"args": dataclasses.asdict(args), "result": result}, indent=2), encoding="utf-8"
     )
     return result
+
+
+def evaluate(out: Path, args: Args) -> dict[str, Any]:
+    """Next-screen accuracy of the run's final model on ``eval_transitions`` test transitions per layout."""
+    wm = load_world_model(out, device=args.device, max_tokens=args.max_tokens)
+    return {
+        f"accuracy_{layout}": next_screen_accuracy(
+            wm,
+            measurement_transitions(args.eval_transitions, layout, args.seed, args.random_rate),
+            seed=args.seed,
+        )
+        for layout in ("default", "heldout")
+    }
 
 
 def measurement_transitions(n: int, layout: str, seed: int, random_rate: float = 0.3) -> list[Any]:

@@ -47,3 +47,18 @@ def test_train_save_load_and_play_inside_it(tmp_path: Path, monkeypatch: pytest.
     env.reset(seed=0)
     *_, info = env.step("Thought: open it.\nAction: open_app(app_name='Settings')")
     assert info["real_steps"] == 0 and acts == [] and not info["invalid_action"]
+
+
+def test_a_resumed_run_ends_where_an_unbroken_one_does(tmp_path: Path) -> None:
+    from papergym.baselines.world_model import Args, main
+
+    def args(out: Path, steps: int, **kw: object) -> Args:
+        small = dict(episodes=2, batch_size=2, hidden=32, layers=1, vocab_size=512, progress=False)
+        return Args(out=str(out), steps=steps, checkpoint_every=2, **small, **kw)  # type: ignore[arg-type]
+
+    full = main(args(tmp_path / "full", 4))
+    main(args(tmp_path / "cut", 2))  # stopped after 2 steps (its step-2 checkpoint)
+    resumed = main(args(tmp_path / "cut", 4, resume=True))
+    assert resumed["loss"] == pytest.approx(full["loss"], rel=1e-5)
+    steps = [json.loads(line)["step"] for line in (tmp_path / "cut" / "metrics.jsonl").read_text().splitlines()]
+    assert steps == [0, 1, 2, 3]
