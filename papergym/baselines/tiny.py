@@ -85,6 +85,11 @@ CONTEXT = 4096
 """Default context length (the issue's minimum)."""
 CORPUS_EPISODES = 3
 """Oracle episodes played per registered id and contract variant to collect tokenizer training text."""
+PINNED_TOKENIZER = Path(__file__).with_name("tiny_tokenizer.json")
+"""The default tokenizer (``VOCAB_SIZE``, trained on `env_texts()` when it was pinned), shipped with the
+package: the tiny model's vocabulary then does not move when an env's text changes, an env is added or an
+optional extra is missing, so a seed gives the same tiny model on every commit and machine. Re-pin
+deliberately (`pin_tokenizer`) and say so: it changes every tiny-model result."""
 
 
 def env_texts(
@@ -162,7 +167,8 @@ def build_tokenizer(*, vocab_size: int = VOCAB_SIZE, texts: Sequence[str] | None
 
     Args:
         vocab_size: the vocabulary size (specials and the 256 byte symbols included).
-        texts: the training texts; None: `env_texts()` (cached per process).
+        texts: the training texts; None: `env_texts()` (cached per process), or at the default
+            ``vocab_size`` the pinned tokenizer (`PINNED_TOKENIZER`), which was trained on them.
 
     Returns:
         A ``transformers.PreTrainedTokenizerFast`` (pad ``<|endoftext|>``, eos ``<|im_end|>``, left
@@ -172,7 +178,10 @@ def build_tokenizer(*, vocab_size: int = VOCAB_SIZE, texts: Sequence[str] | None
         raise ValueError(f"vocab_size must be >= 512 (the byte alphabet and specials), got {vocab_size}")
     tokenizers = require("tokenizers", "llm")
     transformers = require("transformers", "llm")
-    tok_json = _trained_tokenizer_json(vocab_size, None if texts is None else tuple(texts))
+    if texts is None and vocab_size == VOCAB_SIZE:
+        tok_json = PINNED_TOKENIZER.read_text(encoding="utf-8")
+    else:
+        tok_json = _trained_tokenizer_json(vocab_size, None if texts is None else tuple(texts))
     fast = transformers.PreTrainedTokenizerFast(
         tokenizer_object=tokenizers.Tokenizer.from_str(tok_json),
         eos_token=IM_END,
@@ -183,6 +192,15 @@ def build_tokenizer(*, vocab_size: int = VOCAB_SIZE, texts: Sequence[str] | None
     fast.chat_template = CHAT_TEMPLATE
     fast.response_template = RESPONSE_TEMPLATE
     return fast
+
+
+def pin_tokenizer(path: str | Path = PINNED_TOKENIZER) -> Path:
+    """Train the default tokenizer on today's `env_texts()` and write it to ``path`` (the package's
+    `PINNED_TOKENIZER` by default): ``python -c "from papergym.baselines.tiny import pin_tokenizer;
+    pin_tokenizer()"``. Every tiny model built afterwards differs from those before."""
+    path = Path(path)
+    path.write_text(_trained_tokenizer_json(VOCAB_SIZE, None), encoding="utf-8")
+    return path
 
 
 def build_tiny(

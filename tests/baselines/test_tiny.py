@@ -73,3 +73,29 @@ def test_tokenizer_corpus_never_runs_a_speech_engine(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("papergym.backends.speech._model", no_engine)
     texts = list(tiny.env_texts(["papergym/VoiceService-v0"], episodes=1))
     assert texts and all(t.startswith(tiny.IM_START) for t in texts)
+
+
+def test_the_default_tokenizer_is_the_pinned_one_and_plays_no_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tiny model's vocabulary does not move with env texts, new ids or missing extras."""
+
+    def no_corpus(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the default tokenizer must not be retrained from env texts")
+
+    monkeypatch.setattr(tiny, "env_texts", no_corpus)
+    tok = tiny.build_tokenizer()
+    pinned = tiny.PINNED_TOKENIZER.read_text(encoding="utf-8")
+    assert tok.backend_tokenizer.get_vocab() == type(tok.backend_tokenizer).from_str(pinned).get_vocab()
+    assert len(tok) == tiny.VOCAB_SIZE
+    with pytest.raises(AssertionError, match="retrained"):
+        tiny.build_tokenizer(vocab_size=1024)  # another size is trained on the corpus
+
+
+def test_pin_tokenizer_writes_what_the_corpus_trains(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = ["<|im_start|>user\nhello world<|im_end|>\n"] * 20
+    monkeypatch.setattr(tiny, "env_texts", lambda: iter(corpus))
+    tiny._trained_tokenizer_json.cache_clear()
+    try:
+        path = tiny.pin_tokenizer(tmp_path / "tok.json")
+        assert "hello" in path.read_text(encoding="utf-8")
+    finally:
+        tiny._trained_tokenizer_json.cache_clear()

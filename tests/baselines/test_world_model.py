@@ -60,5 +60,6 @@ def test_a_resumed_run_ends_where_an_unbroken_one_does(tmp_path: Path) -> None:
     main(args(tmp_path / "cut", 2))  # stopped after 2 steps (its step-2 checkpoint)
     resumed = main(args(tmp_path / "cut", 4, resume=True))
     assert resumed["loss"] == pytest.approx(full["loss"], rel=1e-5)
-    steps = [json.loads(line)["step"] for line in (tmp_path / "cut" / "metrics.jsonl").read_text().splitlines()]
+    log = (tmp_path / "cut" / "metrics.jsonl").read_text().splitlines()
+    steps = [json.loads(line)["step"] for line in log]
     assert steps == [0, 1, 2, 3]
