@@ -179,31 +179,16 @@ class ModelUser(ModelRole):
     opening cue sent when the swapped dialogue would not start with a ``user`` message (e.g. when the
     user speaks first).
 
-    Args: as `ModelRole`, plus ``task``: the task played (anything with ``scenario_text()``; None: unbound).
+    Args: as `ModelRole`.
+
+    Attributes:
+        task: the task played (anything with ``scenario_text()``), set by `for_task`; None: unbound.
     """
 
     DEFAULT_SYSTEM = USER_GUIDELINES
     DEFAULT_TEMPLATE = "(The conversation starts. Write your first message to the agent.)"
     DEFAULT_MAX_TOKENS = 256
-
-    def __init__(
-        self,
-        model: ChatModel,
-        *,
-        system_prompt: str | None = None,
-        template: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        task: Any = None,
-    ) -> None:
-        super().__init__(
-            model,
-            system_prompt=system_prompt,
-            template=template,
-            max_tokens=max_tokens,
-            temperature=temperature,
-        )
-        self.task = task
+    task: Any = None
 
     def for_task(self: _U, task: Any) -> _U:
         """A copy of this user bound to ``task`` (the model is shared)."""

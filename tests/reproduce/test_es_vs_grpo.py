@@ -14,6 +14,7 @@ pytest.importorskip("tyro")
 from papergym.baselines import es, grpo
 from papergym.cli import main as cli
 from papergym.reproduce import driver, es_vs_grpo
+from tests.reproduce.model_dir import run_on_a_model_dir
 
 
 def _args(tmp_path: Path, **overrides) -> es_vs_grpo.Args:
@@ -90,21 +91,10 @@ def test_unknown_and_unwritten_reproductions_give_clear_errors(capsys) -> None:
 
 @pytest.mark.parametrize("name", ["es-vs-grpo", "prefix"])
 def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch, name: str) -> None:
-    from tests.baselines.answering import answering_checkpoint
-
-    model = answering_checkpoint(tmp_path / "model")
-
-    def no_sft(*args, **kwargs):
-        raise AssertionError("--model DIR must not be SFT-warmed")
-
-    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
     if name == "prefix":  # the two prefix models are small SFT-warmed LMs whatever the target: stub them
         from papergym.reproduce import prefix
 
+        model = tmp_path / "model"  # where run_on_a_model_dir builds the checkpoint
         monkeypatch.setattr(prefix, "prefix_models", lambda args: {"same": str(model), "foreign": str(model)})
-    out = tmp_path / "run"
-    assert cli(["reproduce", name, "--smoke", "--out", str(out), "--model", str(model)]) == 0
-    record = json.loads((out / "results.json").read_text())
-    assert record["provenance"]["args"]["model"] == str(model)
-    assert not list(tmp_path.glob("sft-*"))  # no warm start was trained
+    out, _, _ = run_on_a_model_dir(name, tmp_path, monkeypatch)
     assert json.loads((out / "seed0" / "grpo" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0

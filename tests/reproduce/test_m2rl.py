@@ -14,6 +14,7 @@ pytest.importorskip("tyro")
 from papergym.baselines import grpo, merge, mopd
 from papergym.cli import main as cli
 from papergym.reproduce import driver, es_vs_grpo, m2rl
+from tests.reproduce.model_dir import run_on_a_model_dir
 
 
 def _configs(tmp_path: Path, seed: int = 0) -> tuple[m2rl.Args, dict]:
@@ -135,19 +136,7 @@ def test_verdicts_are_inconclusive_unless_an_expert_beats_the_base() -> None:
 
 
 def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
-    from tests.baselines.answering import answering_checkpoint
-
-    model = answering_checkpoint(tmp_path / "model", env_id="papergym/MultiDomain-v0")
-
-    def no_sft(*args, **kwargs):
-        raise AssertionError("--model DIR must not be SFT-warmed")
-
-    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
-    out = tmp_path / "run"
-    assert cli(["reproduce", "m2rl", "--smoke", "--out", str(out), "--model", str(model)]) == 0
-    record = json.loads((out / "results.json").read_text())
-    assert record["provenance"]["args"]["model"] == str(model)
-    assert not list(tmp_path.glob("sft-*"))  # no warm start was trained
+    out, record, model = run_on_a_model_dir("m2rl", tmp_path, monkeypatch, env_id="papergym/MultiDomain-v0")
     for arm in ("expert_countdown", "expert_arith", "mix_rl", "mopd"):
         assert json.loads((out / "seed0" / arm / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0
     # the merges add the experts' task vectors to the given checkpoint: same tensors, same shapes

@@ -14,6 +14,7 @@ pytest.importorskip("tyro")
 from papergym.cli import main as cli
 from papergym.reproduce import driver, report
 from papergym.reproduce import ttpo as repro
+from tests.reproduce.model_dir import run_on_a_model_dir
 
 
 def _args(tmp_path: Path, **overrides) -> repro.Args:
@@ -95,19 +96,8 @@ def test_smoke_run_writes_results_pngs_and_readme_section(tmp_path: Path) -> Non
 
 
 def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
-    from tests.baselines.answering import answering_checkpoint
-
-    model = answering_checkpoint(tmp_path / "model")
-
-    def no_sft(*args, **kwargs):
-        raise AssertionError("--model DIR must not be SFT-warmed")
-
-    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
-    out = tmp_path / "run"
-    assert cli(["reproduce", "ttpo", "--smoke", "--out", str(out), "--model", str(model)]) == 0
-    record = json.loads((out / "results.json").read_text())
-    assert record["provenance"]["args"]["model"] == str(model)
-    assert record["summary"]["sft_overlap"] is None and not list(tmp_path.glob("sft-*"))
+    _, record, _ = run_on_a_model_dir("ttpo", tmp_path, monkeypatch)
+    assert record["summary"]["sft_overlap"] is None
     # the answering model answers, so votes exist and every trained arm logged a label error
     for arm in repro.TRAINED_ARMS:
         errors = [r["pseudo_label_error"] for r in record["curves"][arm]["0"] if "pseudo_label_error" in r]

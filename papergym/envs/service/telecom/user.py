@@ -153,7 +153,7 @@ class DeviceModelUser(ModelUser):
     Args:
         model: the chat model.
         max_rounds: the most phone rounds per reply.
-        system_prompt, template, max_tokens, temperature, task: as `ModelUser` (the phone's tools are
+        system_prompt, template, max_tokens, temperature: as `ModelUser` (the phone's tools are
             appended to the system prompt).
     """
 
@@ -165,7 +165,6 @@ class DeviceModelUser(ModelUser):
         template: str | None = None,
         max_tokens: int | None = None,
         temperature: float = 0.0,
-        task: ServiceTask | None = None,
         max_rounds: int = 5,
     ) -> None:
         from papergym.envs.service.telecom.tools import TelecomTools  # tools import this module's package
@@ -177,7 +176,6 @@ class DeviceModelUser(ModelUser):
             template=template,
             max_tokens=max_tokens,
             temperature=temperature,
-            task=task,
         )
         self.max_rounds = int(max_rounds)
         self.device: DeviceCall | None = None

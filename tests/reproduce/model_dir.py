@@ -1,0 +1,35 @@
+"""``papergym reproduce NAME --smoke --model DIR`` on a small answering checkpoint, with SFT forbidden: the
+check every driver's ``--model DIR`` test starts from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from papergym.cli import main as cli
+from papergym.reproduce import driver
+
+
+def run_on_a_model_dir(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, env_id: str = "papergym/TestTime-v0"
+) -> tuple[Path, dict[str, Any], Path]:
+    """Run the reproduction ``name`` on a checkpoint fine-tuned on ``env_id``; assert no warm start was
+    trained and the record names the checkpoint. Returns the run directory, its results.json record and
+    the checkpoint."""
+    from tests.baselines.answering import answering_checkpoint
+
+    model = answering_checkpoint(tmp_path / "model", env_id=env_id)
+
+    def no_sft(*args: object, **kwargs: object) -> None:
+        raise AssertionError("--model DIR must not be SFT-warmed")
+
+    monkeypatch.setattr(driver, "sft_warm_start", no_sft)
+    out = tmp_path / "run"
+    assert cli(["reproduce", name, "--smoke", "--out", str(out), "--model", str(model)]) == 0
+    record = json.loads((out / "results.json").read_text())
+    assert record["provenance"]["args"]["model"] == str(model)
+    assert not list(tmp_path.glob("sft-*"))  # no warm start was trained
+    return out, record, model
