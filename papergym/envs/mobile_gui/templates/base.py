@@ -90,8 +90,8 @@ def new_records(p: Params, state: PhoneState) -> dict[str, list[dict[str, Any]]]
 
 
 def records_kept(p: Params, state: PhoneState, editable: Collection[str] = ()) -> bool:
-    """Every record present at reset is still there, unchanged, outside the ``editable`` collections (what
-    the record-adding side is held to: `only_created`)."""
+    """Every record present at reset is still there, unchanged, outside the ``editable`` collections (new
+    records are `only_created`'s concern)."""
     for collection, records in p.get(INITIAL_RECORDS, {}).items():
         if collection in editable:
             continue
