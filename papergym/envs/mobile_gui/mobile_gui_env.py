@@ -98,10 +98,17 @@ class MobileGUIEnv(TextEnv):
     ``outcome``: 1.0 at ``finished`` when the task's check passes on the simulator state, else 0.0; a
     question's answer counts only if the screen it is read from was shown to the agent at some step (the
     whole list for list questions, the record's detail lines for one-record questions; inferred, an
-    agent must not score by guessing a value it never saw; ``require_shown=False`` drops the rule);
-    ``format``: ``-format_penalty`` for an invalid action. ``info["checks"]`` at the end holds ``state``
-    (the simulator check) and ``screen`` (the same goal read from the final screen, as a world-model judge
-    would). WM-R1's group reward is `papergym.credit` 's concern, not the env's.
+    agent must not score by guessing a value it never saw; ``require_shown=False`` drops the rule), and
+    only when the episode made no collateral write (tau2's DB check: the final records are those at
+    reset plus only the task's change): every record present at reset is kept unchanged, except in the
+    apps whose records an editing task deletes, edits or moves (``Template.edits_existing``), and every
+    collection, empty or absent at reset included, gains exactly the records the task creates
+    (``Template.creates``: one contact, one SMS, three expenses, ...; none for an editing, question or
+    settings task), so an extra junk record, a second copy of the task's own or a record in an app the
+    task was not about fails; ``format``: ``-format_penalty`` for an invalid action. ``info["checks"]`` at
+    the end holds ``state`` (the simulator check) and ``screen`` (the same goal read from the final
+    screen, as a world-model judge would). WM-R1's group reward is `papergym.credit` 's concern, not the
+    env's.
 
     ## Episode End
     Terminates at ``finished``. Truncated when the task's step budget runs out: ``2 * optimal_steps + 10``
@@ -125,7 +132,10 @@ class MobileGUIEnv(TextEnv):
     ``optimal_steps``.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Changed within v0 (issue 19): success also fails on collateral writes: a
+      new record the task did not create (records could be added freely before), in any app, and for an
+      editing task a change to records outside its own apps; MarkorMergeNotes and
+      SaveCopyOfReceiptTaskEval no longer count as editing tasks (they must keep every record).
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/MobileGUI-v0")

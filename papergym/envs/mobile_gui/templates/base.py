@@ -4,7 +4,9 @@ A template draws its parameters and the phone's initial contents from a seeded `
 states the goal, checks success on the simulator state (``check``) and, for world-model envs, on the
 final screen (``screen_check``), and gives the oracle's plan. A question's answer counts only if the
 screen content it is read from was shown to the agent at some step (`must_see`; inferred, see
-`Template.must_see`). Step budget rule:
+`Template.must_see`), and only without a collateral write: no record beyond those the task creates
+(`Template.creates`), no change to records it was not asked to touch (`Template.edits_existing`). Step
+budget rule:
 ``budget = 2 * optimal_steps + 10`` real steps, where ``optimal_steps`` is AndroidWorld's for the
 template (task_metadata.json; inferred: AndroidWorld itself allows ``int(10 * complexity)``).
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 import copy
 import random
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from papergym.envs.mobile_gui.apps import make_apps
@@ -75,13 +77,35 @@ def number_answer(answer: str, expected: float) -> bool:
     return len(found) == 1 and abs(float(found[0]) - float(expected)) < 1e-6
 
 
-def records_kept(p: Params, state: PhoneState) -> bool:
-    """Every record present at reset is still there, unchanged (new records may be added)."""
+def new_records(p: Params, state: PhoneState) -> dict[str, list[dict[str, Any]]]:
+    """The records of each collection whose id was not there at reset (collections empty or absent at
+    reset included; collections that gained nothing are left out)."""
+    before = {c: {r["id"] for r in recs} for c, recs in p.get(INITIAL_RECORDS, {}).items()}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for collection, records in state.data.items():
+        new = [r for r in records if r["id"] not in before.get(collection, set())]
+        if new:
+            out[collection] = new
+    return out
+
+
+def records_kept(p: Params, state: PhoneState, editable: Collection[str] = ()) -> bool:
+    """Every record present at reset is still there, unchanged, outside the ``editable`` collections (new
+    records are `only_created`'s concern)."""
     for collection, records in p.get(INITIAL_RECORDS, {}).items():
+        if collection in editable:
+            continue
         now = {r["id"]: r for r in state.data.get(collection, [])}
         if any(now.get(r["id"]) != r for r in records):
             return False
     return True
+
+
+def only_created(p: Params, state: PhoneState, creates: Mapping[str, int]) -> bool:
+    """Each collection gained exactly ``creates[collection]`` records since reset (0 where unnamed): no
+    junk record beside the task's own, in its app or any other."""
+    gained = {c: len(recs) for c, recs in new_records(p, state).items()}
+    return gained == {c: n for c, n in creates.items() if n}
 
 
 class Template:
@@ -94,10 +118,19 @@ class Template:
         question: it is answered in ``finished(content=...)``.
         verification: the goal already holds at reset (AndroidWorld's *Verify templates): the agent
             must check and finish, so only the finish makes it succeed.
-        edits_existing: the task changes or deletes records present at reset (its own `check` then
-            says which); otherwise `success` also requires every record present at reset to be kept
-            unchanged, in every app (tau2's DB check: the final state is the initial state plus only the
-            task's change; a collateral delete or edit fails).
+        edits_existing: the task changes or deletes records present at reset, in its own apps'
+            collections (`editable`; its own `check` then says which); every other record present at
+            reset must be kept unchanged, and a task without the flag must keep every record present at
+            reset unchanged, in every app. Editing is not adding: an editing task gains no new record
+            unless `creates` says so (a copy).
+
+    Collateral writes (tau2's DB check: the final state is the initial state plus only the task's
+    change): besides `check`, `success` requires the records present at reset kept as above, and every
+    collection, including ones empty or absent at reset, to gain exactly the records the task itself
+    creates (`creates`, from its parameters: one contact, three expenses, one SMS and one note, ...).
+    A junk record beside the task's own, a second copy of it, or a record in an app the task was not
+    about fails; with `check` finding the task's record(s) among the new ones, the count leaves room for
+    no other.
     """
 
     name = ""
@@ -123,10 +156,26 @@ class Template:
     def success(
         self, p: Params, state: PhoneState, answer: str | None, shown: Shown, *, require_shown: bool = True
     ) -> bool:
-        """`check`, no collateral change to the records present at reset (see ``edits_existing``) and, for
-        a question, the content its answer is read from was shown (`answer_shown`)."""
-        kept = self.edits_existing or records_kept(p, state)
-        return self.check(p, state, answer) and kept and (not require_shown or self.answer_shown(p, shown))
+        """`check`, no collateral write (the records present at reset kept, see ``edits_existing``; no new
+        record but those of `creates`) and, for a question, the content its answer is read from was
+        shown (`answer_shown`)."""
+        kept = records_kept(p, state, self.editable() if self.edits_existing else ())
+        clean = kept and only_created(p, state, self.creates(p))
+        return self.check(p, state, answer) and clean and (not require_shown or self.answer_shown(p, shown))
+
+    def creates(self, p: Params) -> dict[str, int]:
+        """How many records the task itself creates, by collection (default: none). Every other count
+        of new records, more or fewer, in any collection, fails `success`."""
+        return {}
+
+    def editable(self) -> set[str]:
+        """The collections whose records present at reset an ``edits_existing`` task may change or
+        delete: those of its own apps (records and folders)."""
+        out = set()
+        for key in self.apps:
+            app = APPS[key]
+            out |= {c for c in (getattr(app, "collection", ""), getattr(app, "folder_collection", "")) if c}
+        return out
 
     def answer_shown(self, p: Params, shown: Shown) -> bool:
         """Every `must_see` text of the task was on a screen shown in the episode (True for non-questions)."""

@@ -108,6 +108,9 @@ class AddEvent(Template):
                 return self.when != "repeat" or e["repeat"] == p["repeat"]
         return False
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"events": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [f"{p['date']} {p['hour']:02d}:00 · {p['title']}"]
 

@@ -119,6 +119,10 @@ class SmsTemplate(Template):
             )
         return _sent(state, p["number"], p["message"]) > p["before"]
 
+    def creates(self, p: Params) -> dict[str, int]:
+        """Every kind sends one message (a second copy of it is a collateral write)."""
+        return {"sms": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [f"Me: {p['message']}"] if self.kind != "address" else [p["message"]]
 
@@ -213,6 +217,10 @@ class Playlist(Template):
             )
         return ok
 
+    def creates(self, p: Params) -> dict[str, int]:
+        """The queue is no collection; ``save``'s export writes one file to Downloads."""
+        return {"queue": {}, "create": {"playlists": 1}, "save": {"playlists": 1, "files": 1}}[self.kind]
+
     def evidence(self, p: Params) -> list[str]:
         return [p["names"][-1]] if self.kind != "save" else [p["playlist_name"], p["names"][-1]]
 
@@ -248,14 +256,14 @@ class Playlist(Template):
 
 
 class FileTask(Template):
-    """``kind``: ``delete``, ``move`` or ``copy`` (a receipt from DCIM to Download)."""
-
-    edits_existing = True  # it deletes, edits or moves records present at reset
+    """``kind``: ``delete``, ``move`` or ``copy`` (a receipt from DCIM to Download). A delete or a move
+    changes a file present at reset; a copy keeps every file and adds one (`creates`)."""
 
     apps = ("files",)
 
     def __init__(self, name: str, kind: str, optimal_steps: int) -> None:
         self.name, self.kind, self.optimal_steps = name, kind, optimal_steps
+        self.edits_existing = kind != "copy"
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:
         src, dst = rng.sample(("Documents", "Download", "Music", "Pictures", "Recordings"), 2)
@@ -287,6 +295,10 @@ class FileTask(Template):
             "move": {p["destination_folder"]},
             "copy": {p["source_folder"], p["destination_folder"]},
         }[self.kind] == where
+
+    def creates(self, p: Params) -> dict[str, int]:
+        """A copy is a new file; a delete or a move creates none."""
+        return {"files": 1} if self.kind == "copy" else {}
 
     def evidence(self, p: Params) -> list[str]:
         return [] if self.kind == "delete" else [p["file_name"]]

@@ -67,6 +67,9 @@ class CreateNote(Template):
             )
         return ok
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"notes": 1, "sms": 1} if self.sms else {"notes": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [p["text"]]
 
@@ -99,6 +102,9 @@ class NoteFromClipboard(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         note = _note(state, p["file_name"])
         return note is not None and note["content"].strip() == p["text"]
+
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"notes": 1}
 
     def evidence(self, p: Params) -> list[str]:
         return [p["text"]]
@@ -242,6 +248,9 @@ class CreateFolder(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         return any(f["name"] == p["folder_name"] for f in state.records("note_folders"))
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"note_folders": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [f"[folder] {p['folder_name']}"]
 
@@ -292,7 +301,8 @@ class MoveNote(Template):
 
 
 class MergeNotes(Template):
-    edits_existing = True  # it deletes, edits or moves records present at reset
+    """The three notes are read, not changed: they must be kept (the goal asks for a new note only)."""
+
     name, optimal_steps, apps = "MarkorMergeNotes", 39, ("markor",)
 
     def setup(self, rng: random.Random, state: PhoneState) -> Params:
@@ -314,6 +324,9 @@ class MergeNotes(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         note = _note(state, p["new"])
         return note is not None and note["content"].strip() == p["want"]
+
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"notes": 1}
 
     def evidence(self, p: Params) -> list[str]:
         return [p["new"]]

@@ -52,6 +52,9 @@ class AddContact(Template):
             for c in state.records("contacts")
         )
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"contacts": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [f"{p['first']} {p['last']}"]
 
@@ -117,6 +120,9 @@ class AddExpenses(Template):
 
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         return all(has_record(state, "expenses", e) for e in p["expenses"])
+
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"expenses": len(p["expenses"])}
 
     def evidence(self, p: Params) -> list[str]:
         return [e["name"] for e in p["expenses"]][-1:]
@@ -225,6 +231,9 @@ class AddRecipes(Template):
 
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         return all(has_record(state, "recipes", r) for r in p["recipes"])
+
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"recipes": len(p["recipes"])}
 
     def evidence(self, p: Params) -> list[str]:
         return [r["title"] for r in p["recipes"]][-1:]
@@ -350,6 +359,9 @@ class ExpensesFromMarkor(Template):
         names = {e["name"] for e in state.records("expenses")}
         return all(has_record(state, "expenses", e) for e in p["add"]) and not names & set(p["skip"])
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"expenses": len(p["add"])}
+
     def evidence(self, p: Params) -> list[str]:
         return [e["name"] for e in p["add"]][-1:]
 
@@ -406,6 +418,9 @@ class RecipesFromMarkor(Template):
     def check(self, p: Params, state: PhoneState, answer: str | None) -> bool:
         titles = {r["title"] for r in state.records("recipes")}
         return all(has_record(state, "recipes", r) for r in p["add"]) and not titles & set(p["skip"])
+
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"recipes": len(p["add"])}
 
     def evidence(self, p: Params) -> list[str]:
         return [r["title"] for r in p["add"]][-1:]

@@ -283,6 +283,9 @@ class RecordAudio(Template):
             return any(r["name"] == p["file_name"] for r in recs)
         return len(recs) > p["n0"]
 
+    def creates(self, p: Params) -> dict[str, int]:
+        return {"recordings": 1}
+
     def evidence(self, p: Params) -> list[str]:
         return [p["file_name"]] if self.named else [f"Recording {p['n0'] + 1}"]
 
