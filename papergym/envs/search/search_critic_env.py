@@ -389,9 +389,8 @@ class SearchCriticEnv(TextEnv):
         for call in parsed.calls:
             error = self._validate(call.name, call.arguments)
             if error:
-                return self._invalid(
-                    error, **{K.PARSED_ACTION: {}, K.TOOL_CALLS: [c.to_dict() for c in parsed.calls]}
-                )
+                calls = [{**c.to_dict(), "ok": False} for c in parsed.calls]
+                return self._invalid(error, **{K.PARSED_ACTION: {}, K.TOOL_CALLS: calls})
             batches.append(list(call.arguments["query"]))
         if s.tool_calls + len(batches) > self.max_tool_calls:
             return self._invalid(
@@ -403,7 +402,7 @@ class SearchCriticEnv(TextEnv):
             "\n".join(results),
             info={
                 K.PARSED_ACTION: {"search": batches},
-                K.TOOL_CALLS: [c.to_dict() for c in parsed.calls],
+                K.TOOL_CALLS: [{**c.to_dict(), "ok": True} for c in parsed.calls],
                 K.TOOL_RESULTS: results,
             },
         )
@@ -420,8 +419,10 @@ class SearchCriticEnv(TextEnv):
                 f"You have used all {self.max_tool_calls} searches; answer now.", **{K.PARSED_ACTION: {}}
             )
         result = self._search([query], s)
+        call = {"name": "search", "arguments": {"query": [query]}, "ok": True}
         return Turn(
-            f"\n\n{result}\n\n", info={K.PARSED_ACTION: {"search": [query]}, K.TOOL_RESULTS: [result]}
+            f"\n\n{result}\n\n",
+            info={K.PARSED_ACTION: {"search": [query]}, K.TOOL_CALLS: [call], K.TOOL_RESULTS: [result]},
         )
 
     def _validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:
