@@ -91,3 +91,24 @@ def test_one_model_user() -> None:
 
     assert not hasattr(service_user, "ModelUser")
     assert issubclass(DeviceModelUser, ModelUser)
+
+
+def test_the_search_envs_critic_and_retriever_follow_the_rule() -> None:
+    pytest.importorskip("bm25s")
+    from papergym.backends import ModelCritic
+    from papergym.envs.search.critic import CAFE_CRITIC_SYSTEM, OracleCritic
+
+    search = "papergym/SearchCritic-v0"
+    assert isinstance(_unwrapped(search).critic, OracleCritic)
+    assert isinstance(_unwrapped(search, critic="oracle").critic, OracleCritic)
+    chat = ScriptedChat("<feedback>Check the second hop.</feedback>")
+    critic = _unwrapped(search, critic=chat).critic
+    assert type(critic) is ModelCritic and critic.model is chat and critic.system_prompt == CAFE_CRITIC_SYSTEM
+    assert _unwrapped(search, critic=critic).critic is critic
+    with pytest.raises(ValueError, match="critic must be None"):
+        _unwrapped(search, critic=42)
+    assert _unwrapped(search).retriever == "bm25" and _unwrapped(search, retriever="bm25").retriever == "bm25"
+    with pytest.raises(ValueError, match="unknown retriever 'tfidf'"):
+        _unwrapped(search, retriever="tfidf")
+    with pytest.raises(ValueError, match="retriever must be None"):
+        _unwrapped(search, retriever=chat)  # a ChatModel is no retriever

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from papergym.backends.protocols import Critic
+from papergym.backends.protocols import ChatModel, Critic, Retriever
+from papergym.backends.resolve import resolve_backend
 from papergym.backends.usage import usage_of
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
@@ -17,7 +18,7 @@ from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.search.corpus import get_file_corpus, get_world, load_questions
-from papergym.envs.search.critic import CriticView, OracleCritic
+from papergym.envs.search.critic import CriticView, OracleCritic, cafe_critic
 from papergym.envs.search.knowledge_base import read_attribute
 from papergym.envs.search.questions import (
     QUESTION_TYPES,
@@ -143,9 +144,11 @@ class SearchCriticEnv(TextEnv):
     ## Arguments
     - ``format``: ``"cafe"`` (default) or ``"search_r1"``.
     - ``n_passages``: corpus size (default 10,000; one passage per entity); ``corpus_seed``: the world's seed.
-    - ``retriever``: ``"bm25"`` (bm25s, default; extra ``retrieval``), ``"dense"`` (extra ``retrieval-dense``)
-      or any object with ``search(query, *, k, seed)`` returning ``(passage id, contents)`` pairs.
-    - ``critic``: a `Critic`; default `OracleCritic()`. ``cafe_critic(chat_model)`` is CAFE's prompt.
+    - ``retriever``: None or ``"bm25"`` (bm25s, the default; extra ``retrieval``), ``"dense"`` (extra
+      ``retrieval-dense``) or any object with ``search(query, *, k, seed)`` returning ``(passage id,
+      contents)`` pairs.
+    - ``critic``: None or ``"oracle"`` (`OracleCritic`, the default), any `Critic`, or a bare `ChatModel`
+      (it becomes ``cafe_critic(chat_model)``: a `ModelCritic` with CAFE's critic prompt).
     - ``feedback_budget``: requests answered per episode (CAFE: 1).
     - ``top_k`` (3, Search-R1), ``max_tool_calls`` (30, CAFE), ``max_queries_per_call`` (5, inferred).
     - ``question_types``: the styles drawn (all four by default); ``test_size``: questions in the test split.
@@ -180,8 +183,8 @@ class SearchCriticEnv(TextEnv):
         *,
         n_passages: int = 10_000,
         corpus_seed: int = 0,
-        retriever: str | Any = "bm25",
-        critic: Critic | None = None,
+        retriever: Retriever | str | None = None,
+        critic: Critic | ChatModel | str | None = None,
         feedback_budget: int = FEEDBACK_BUDGET,
         top_k: int = TOP_K,
         max_tool_calls: int = MAX_TOOL_CALLS,
@@ -196,12 +199,6 @@ class SearchCriticEnv(TextEnv):
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
-        if isinstance(retriever, str) and retriever not in RETRIEVERS:
-            raise ValueError(
-                f"retriever must be one of {RETRIEVERS} or a Retriever object, got {retriever!r}"
-            )
-        if not isinstance(retriever, str) and not callable(getattr(retriever, "search", None)):
-            raise ValueError("a retriever object needs a search(query, *, k, seed) method")
         for name, value, low in (
             ("feedback_budget", feedback_budget, 0),
             ("top_k", top_k, 1),
@@ -217,13 +214,25 @@ class SearchCriticEnv(TextEnv):
             )
         if (corpus_path is None) != (questions_path is None):
             raise ValueError("real data needs both corpus_path (a corpus jsonl) and questions_path")
-        if critic is not None and not callable(getattr(critic, "feedback", None)):
-            raise ValueError("critic must have a feedback(question, trajectory, *, seed) method")
         self.format = format
         self.n_passages = int(n_passages)
         self.corpus_seed = int(corpus_seed)
-        self.retriever = retriever
-        self.critic: Critic = critic if critic is not None else OracleCritic()
+        # a name stays a name: the index it names is built over this env's corpus (shared per process)
+        self.retriever: Retriever | str = resolve_backend(
+            retriever,
+            role="retriever",
+            method="search",
+            default=lambda: RETRIEVERS[0],
+            names={name: (lambda name=name: name) for name in RETRIEVERS},
+        )
+        self.critic: Critic = resolve_backend(
+            critic,
+            role="critic",
+            method="feedback",
+            default=OracleCritic,
+            names={"oracle": OracleCritic},
+            wrap=cafe_critic,  # type: ignore[arg-type]  # a bare ChatModel with CAFE's critic prompt
+        )
         self.feedback_budget = feedback_budget
         self.top_k = top_k
         self.max_tool_calls = max_tool_calls
