@@ -1,9 +1,10 @@
 """papergym's tool outputs against tau2's own, recorded by ``benchmarks/tau2_diff.py``.
 
 The retail / airline fixtures hold tau2's tool-message text for the gold calls of a few of tau2's own
-tasks (chosen to cover every tool the tasks use), replayed in order on a fresh environment per task. The
-telecom fixture was recorded on papergym's own tau2-format folder (``fixtures/tau2_telecom``, no tau2
-data): per task, every phone read, the agent's reads, the gold actions and a tour of every phone write.
+tasks, replayed in order on a fresh environment per task, then the probe calls (``benchmarks/
+tau2_probes.py``: every other tool and error cases) on one more. The telecom fixture was recorded on
+papergym's own tau2-format folder (``fixtures/tau2_telecom``, no tau2 data): per task, every phone read,
+the agent's reads, the gold actions and a tour of every phone write, then the agent-tool probes.
 The calls known to differ are listed; the test fails if any other call drifts, and also when a listed
 one starts to match (then shrink the list).
 """
@@ -25,10 +26,7 @@ import tau2_diff  # noqa: E402
 
 KNOWN_DIFFERENT = {
     "retail": set(),
-    # airline: tau2 dumps its pydantic models, so nested records come in model key order with float
-    # amounts ("amount": 500.0, a flight as flight_number, origin, destination, date, price); papergym
-    # keeps db.json order and ints. Values are equal (json.loads of both compare equal on 0, 3, 10, 11).
-    "airline": {0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16},
+    "airline": set(),
     # telecom: 341, tau2 names a new draft bill with a random id (B + 8 hex digits), papergym B<customer>D;
     # 586-587, tau2's break_vpn makes its shared default VPN poor, so a later connect_vpn in the same
     # process connects to a poor server (slow speed test); papergym's connect_vpn is always excellent.
@@ -47,3 +45,16 @@ def test_tool_outputs_match_tau2s_recorded_ones(domain: str) -> None:
     different = {i for i, (call, text) in enumerate(zip(calls, ours, strict=True)) if call["output"] != text}
     assert different == KNOWN_DIFFERENT[domain]
     assert len(calls) > len(different)
+
+
+@pytest.mark.parametrize("domain", sorted(KNOWN_DIFFERENT))
+def test_the_recorded_calls_cover_every_tool_and_errors(domain: str) -> None:
+    from papergym.envs.service.domains import get_domain
+
+    calls = json.loads((FIXTURES / f"tau2_tool_outputs_{domain}.json").read_text(encoding="utf-8"))
+    toolkit = get_domain(domain).toolkit
+    agent = {c["name"] for c in calls if c["requestor"] == "assistant"}
+    user = {c["name"] for c in calls if c["requestor"] == "user"}
+    assert set(toolkit.READ + toolkit.WRITE + toolkit.GENERIC) <= agent
+    assert set(toolkit.USER) <= user
+    assert sum(c["error"] for c in calls if c["requestor"] == "assistant") >= 10

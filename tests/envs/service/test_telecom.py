@@ -99,7 +99,7 @@ def test_the_agent_cannot_call_device_tools_and_the_user_reports_the_phone() -> 
     env = _env()
     env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")][0]})
     obs, *_, info = env.step('<tool_call>{"name": "toggle_airplane_mode", "arguments": {}}</tool_call>')
-    assert "unknown tool" in obs and info[K.INVALID_ACTION]
+    assert "Tool 'toggle_airplane_mode' not found." in obs and info[K.INVALID_ACTION]
     obs, *_ = env.step("Please check your status bar.")
     assert "Airplane Mode" in obs
     obs, *_ = env.step("Please toggle airplane mode.")
