@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,3 +59,48 @@ def test_the_recorded_calls_cover_every_tool_and_errors(domain: str) -> None:
     assert set(toolkit.READ + toolkit.WRITE + toolkit.GENERIC) <= agent
     assert set(toolkit.USER) <= user
     assert sum(c["error"] for c in calls if c["requestor"] == "assistant") >= 10
+
+
+def _layouts(text: str) -> list[tuple[str, ...]]:
+    """The key order of every record in a JSON tool output. Maps whose keys are data are left out (ids,
+    which all hold a digit, and a variant's ``options``): tau2's order there is the data's."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    found: list[tuple[str, ...]] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        parent, node = stack.pop()
+        if isinstance(node, dict):
+            if parent != "options" and not all(any(ch.isdigit() for ch in key) for key in node):
+                found.append(tuple(node))
+            stack.extend(node.items())
+        elif isinstance(node, list):
+            stack.extend((parent, item) for item in node)
+    return found
+
+
+@pytest.mark.parametrize("domain", sorted(KNOWN_DIFFERENT))
+def test_generated_tasks_show_records_in_tau2s_layouts(domain: str) -> None:
+    """Generated tasks' tool outputs use only record layouts (keys, their order, nulls included) that
+    tau2's own recorded outputs show: one serialization for tau2's data and papergym's."""
+    import gymnasium as gym
+
+    from papergym.core import info_keys as K
+
+    calls = json.loads((FIXTURES / f"tau2_tool_outputs_{domain}.json").read_text(encoding="utf-8"))
+    tau2_layouts = {layout for call in calls for layout in _layouts(call["output"])}
+    env = gym.make("papergym/ServiceAgent-v0", domain=domain).unwrapped
+    seen: set[tuple[str, ...]] = set()
+    for split in ("train", "test"):
+        for index in range(30):
+            env.reset(options={"task_id": env.generated_task(split, index).id})
+            while True:
+                _, _, terminated, truncated, info = env.step(env.oracle_action())
+                for text in info.get(K.TOOL_RESULTS) or []:
+                    seen.update(_layouts(text))
+                if terminated or truncated:
+                    break
+    assert len(seen) >= 3
+    assert seen <= tau2_layouts, sorted(seen - tau2_layouts)
