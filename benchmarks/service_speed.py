@@ -125,7 +125,9 @@ def _tau2_gym(python: Path, data: Path, domain: str, task_ids: list[str]) -> dic
     """tau2's gym env on ``task_ids`` (``tau2_gym_speed.py`` run by ``python``): p50s in µs."""
     command = [str(python), str(GYM_SPEED), "--domain", domain, "--tasks", ",".join(task_ids)]
     env = {**os.environ, "TAU2_DATA_DIR": str(data)}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     episodes = result["episodes"]
     tool = [t * 1e6 for e in episodes for t, call in zip(e["steps"], e["tool_call"], strict=True) if call]

@@ -9,8 +9,10 @@ Run by a Python that has tau2 installed (not papergym's: tau2 is no papergym dep
 The agent's actions are each task's gold actions as JSON tool calls; a gold action of the user (telecom's
 phone) is asked for in a message, and the user answers with that tool call, then "Done.". The user is
 tau2's ``UserSimulator`` with the LLM call replaced by the script (its state bookkeeping is kept); it
-opens with one line and ends the call with ``###STOP###`` after the agent's last message. Timed: reset,
-every step (tau2 evaluates the episode inside the last one) and the episode (reset + steps).
+opens with one line and ends the call with ``###STOP###`` after the agent's last message. NL assertions
+(an LLM judge in tau2; unevaluated in papergym without ``use_judge``) are left out of tau2's reward, so
+no step calls a model. Timed: reset, every step (tau2 evaluates the episode inside the last one) and the
+episode (reset + steps).
 """
 
 from __future__ import annotations
@@ -60,6 +62,14 @@ def _scripted_env(tau2: dict[str, Any]) -> type:
             except ValueError:
                 tools = None
             return ScriptedUser(self.replies, tools=tools, instructions=task.user_scenario)
+
+        def _get_task(self) -> Any:
+            task = super()._get_task()  # tau2 reloads its task file here, on every step
+            criteria = task.evaluation_criteria
+            if criteria is not None:  # no LLM judge: NL assertions left out, as papergym's without one
+                criteria.reward_basis = [b for b in criteria.reward_basis if b.value != "NL_ASSERTION"]
+                criteria.nl_assertions = None
+            return task
 
     return ScriptedAgentGymEnv
 
