@@ -7,7 +7,10 @@ Two steps, each run by its own Python:
    writes every call with tau2's tool-message text::
 
        python benchmarks/tau2_diff.py record --tau2 /tmp/tau2-src --domain retail \\
-           --data ../shared/tau2/retail --tasks 0,5,10 --out retail.json
+           --data ../shared/tau2/retail --tasks 0,5,10 --probes --out retail.json
+
+   ``--probes`` adds the domain's probe calls (`tau2_probes`: every agent tool the gold calls leave out,
+   and error cases) on one more fresh environment.
 
 2. ``diff`` (papergym's Python): replays the same calls on papergym's toolkit over the same folder and
    prints each output that differs; exit status 1 if any does::
