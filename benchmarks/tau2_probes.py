@@ -17,6 +17,11 @@ PROBE_TASK = "probe"
 _RETAIL_PENDING = "#W5918442"  # sofia_rossi_8776, items 1725100896 (product 6858788497), 5312063289
 _RETAIL_DELIVERED = "#W4817420"  # ava_moore_2033, items 6777246137, 4900661478; paid by gift_card_8168843
 
+_ADDRESS = {
+    **{"address1": "1 Main St", "address2": "", "city": "Austin"},
+    **{"state": "TX", "country": "USA", "zip": "78701"},
+}
+
 RETAIL: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_all_product_types", {}),
     ("get_user_details", {"user_id": "nobody_0000"}),
@@ -91,30 +96,28 @@ RETAIL: tuple[tuple[str, dict[str, Any]], ...] = (
     ),
     (
         "modify_pending_order_address",
-        {
-            "order_id": _RETAIL_DELIVERED,
-            "address1": "1 Main St",
-            "address2": "",
-            "city": "Austin",
-            "state": "TX",
-            "country": "USA",
-            "zip": "78701",
-        },
+        {"order_id": _RETAIL_DELIVERED, **_ADDRESS},
     ),
     (
         "modify_user_address",
-        {
-            "user_id": "nobody_0000",
-            "address1": "1 Main St",
-            "address2": "",
-            "city": "Austin",
-            "state": "TX",
-            "country": "USA",
-            "zip": "78701",
-        },
+        {"user_id": "nobody_0000", **_ADDRESS},
     ),
     ("no_such_tool", {}),
 )
+
+_BOOKING: dict[str, Any] = {
+    "user_id": "mia_li_3668",
+    "origin": "PHL",
+    "destination": "LGA",
+    "flight_type": "one_way",
+    "cabin": "economy",
+    "flights": [{"flight_number": "HAT001", "date": "2024-05-20"}],
+    "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}],
+    "payment_methods": [{"payment_id": "credit_card_4421486", "amount": 100}],
+    "total_baggages": 0,
+    "nonfree_baggages": 0,
+    "insurance": "no",
+}
 
 AIRLINE: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_all_airports", {}),
@@ -160,38 +163,8 @@ AIRLINE: tuple[tuple[str, dict[str, Any]], ...] = (
             "payment_id": "credit_card_1955700",
         },
     ),
-    (
-        "book_reservation",
-        {
-            "user_id": "mia_li_3668",
-            "origin": "PHL",
-            "destination": "LGA",
-            "flight_type": "one_way",
-            "cabin": "economy",
-            "flights": [{"flight_number": "HAT001", "date": "2024-05-03"}],
-            "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}],
-            "payment_methods": [{"payment_id": "credit_card_4421486", "amount": 100}],
-            "total_baggages": 0,
-            "nonfree_baggages": 0,
-            "insurance": "no",
-        },
-    ),
-    (
-        "book_reservation",
-        {
-            "user_id": "nobody_0000",
-            "origin": "PHL",
-            "destination": "LGA",
-            "flight_type": "one_way",
-            "cabin": "economy",
-            "flights": [{"flight_number": "HAT001", "date": "2024-05-20"}],
-            "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}],
-            "payment_methods": [{"payment_id": "credit_card_4421486", "amount": 100}],
-            "total_baggages": 0,
-            "nonfree_baggages": 0,
-            "insurance": "no",
-        },
-    ),
+    ("book_reservation", {**_BOOKING, "flights": [{"flight_number": "HAT001", "date": "2024-05-03"}]}),
+    ("book_reservation", {**_BOOKING, "user_id": "nobody_0000"}),
     ("calculate", {"expression": "(1991 + 483) * 0.5"}),
     ("calculate", {"expression": "1 / 0"}),
     ("transfer_to_human_agents", {"summary": "The user wants a refund."}),
