@@ -18,8 +18,12 @@ _RETAIL_PENDING = "#W5918442"  # sofia_rossi_8776, items 1725100896 (product 685
 _RETAIL_DELIVERED = "#W4817420"  # ava_moore_2033, items 6777246137, 4900661478; paid by gift_card_8168843
 
 _ADDRESS = {
-    **{"address1": "1 Main St", "address2": "", "city": "Austin"},
-    **{"state": "TX", "country": "USA", "zip": "78701"},
+    "address1": "1 Main St",
+    "address2": "",
+    "city": "Austin",
+    "state": "TX",
+    "country": "USA",
+    "zip": "78701",
 }
 
 RETAIL: tuple[tuple[str, dict[str, Any]], ...] = (
