@@ -9,7 +9,8 @@ Run by a Python that has tau2 installed (not papergym's: tau2 is no papergym dep
 The agent's actions are each task's gold actions as JSON tool calls; a gold action of the user (telecom's
 phone) is asked for in a message, and the user answers with that tool call, then "Done.". The user is
 tau2's ``UserSimulator`` with the LLM call replaced by the script (its state bookkeeping is kept); it
-opens with one line and ends the call with ``###STOP###`` after the agent's last message. NL assertions
+opens with one line and ends the call with ``###STOP###`` after the agent's last message (which states the
+task's ``communicate_info``, as papergym's oracle does). NL assertions
 (an LLM judge in tau2; unevaluated in papergym without ``use_judge``) are left out of tau2's reward, so
 no step calls a model. Timed: reset, every step (tau2 evaluates the episode inside the last one) and the
 episode (reset + steps).
@@ -28,7 +29,9 @@ from typing import Any, ClassVar
 
 OPENING = "Hi, I need help with my account."
 ASK = "Please run {name} on your phone and tell me when it is done."
-CLOSING = "Is there anything else I can help you with?"
+CLOSING = "Your request has been handled."
+ANSWER = "Here is what you asked for: {info}"
+"""The agent's last message: the task's ``communicate_info`` when it has some (as papergym's oracle)."""
 
 
 def _scripted_env(tau2: dict[str, Any]) -> type:
@@ -85,7 +88,8 @@ def gold_script(task: Any, tool_call: type) -> tuple[list[str], list[Any]]:
             replies += [[call], "Done."]
         else:
             actions.append(json.dumps({"name": action.name, "arguments": action.arguments}))
-    actions.append(CLOSING)
+    info = (task.evaluation_criteria and task.evaluation_criteria.communicate_info) or []
+    actions.append(ANSWER.format(info=", ".join(info)) if info else CLOSING)
     replies.append("###STOP###")
     return actions, replies
 
