@@ -218,3 +218,20 @@ def probe_calls(domain: str) -> list[dict[str, Any]]:
         {"task": PROBE_TASK, "name": name, "arguments": dict(arguments), "requestor": "assistant"}
         for name, arguments in PROBES[domain]
     ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a domain's probe calls as JSON."""
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--domain", choices=sorted(PROBES), required=True)
+    args = parser.parse_args(argv)
+    sys.stdout.write(json.dumps(probe_calls(args.domain), indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
