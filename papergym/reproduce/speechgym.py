@@ -247,8 +247,8 @@ def run(args: Args) -> dict[str, Any]:
 
 def setting(args: Args) -> dict[str, Any]:
     """The run's budget and warm start, for the section (a smaller run than the default says so)."""
-    keys = ("model", "seeds", "prompts_per_step", "group_size", "lr", "eval_tasks", "eval_samples")
-    keys += ("transfer_tasks", "transfer_seeds", "sft_episodes", "sft_steps", "sft_batch", "smoke")
+    keys = ["model", "seeds", "prompts_per_step", "group_size", "lr", "eval_tasks", "eval_samples"]
+    keys += ["transfer_tasks", "transfer_seeds", "sft_episodes", "sft_steps", "sft_batch", "smoke"]
     return {
         **{k: getattr(args, k) for k in keys},
         "steps": args.steps if args.steps is not None else DEFAULT_STEPS,
