@@ -400,8 +400,8 @@ def describe(run: dict[str, Any]) -> str:
     return (
         f"`papergym/VoiceService-v0` ({', '.join(f'`{kw}`' for kw in run['env_kw'])}; retail, generated "
         f"tasks, scripted user). Policy: {warm}. The warm-start budget was fixed before any arm trained, "
-        "as the largest that fits the 20-minute budget on 2 CPUs (SFT on ~1,500-token contexts is the "
-        "dearest stage), so that the base succeeds rarely: the paper's regime, where only 16% of "
+        "at what the 20-minute budget on 2 CPUs allows (SFT on ~1,500-token contexts is the dearest "
+        "stage), aiming at a base that succeeds rarely: the paper's regime, where only 16% of "
         "outcome-only groups carry gradient; the base's held-out success is the first row of the second "
         "table. The demonstrations fill slot values as heard and ask the user to repeat after a failed "
         "call; the privileged oracle would teach values the agent never heard. Arms: outcome-only GRPO "
