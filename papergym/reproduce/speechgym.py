@@ -236,6 +236,7 @@ def run(args: Args) -> dict[str, Any]:
                 first[f"{arm}, seed {seed}"] = scores[arm][-1]["success"][: args.transfer_tasks]
     summary = summarise(scores, curves)
     summary["setting"] = setting(args)
+    report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)  # before real speech
     summary["transfer"] = transfer(args, models)
     summary["simulated_first_tasks"] = first
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
