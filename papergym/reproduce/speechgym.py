@@ -347,6 +347,7 @@ def section(summary: dict[str, Any]) -> str:
                 "success": _pct(held[arm]["success"]),
                 "unauthorized writes / episode": _num(held[arm]["unauthorized_writes"]),
                 "dead loops / episode": _num(held[arm]["dead_loops"]),
+                "successful calls / episode": _num(_calls(summary, arm)),
             }
             for arm in ARMS
         ]
@@ -356,9 +357,16 @@ def section(summary: dict[str, Any]) -> str:
                 "success": "tau-Voice pass@1 24% -> 53%",
                 "unauthorized writes / episode": "23% -> 10% of episodes",
                 "dead loops / episode": "14% -> 5% of episodes",
+                "successful calls / episode": "",
             }
         ],
-        ["policy", "success", "unauthorized writes / episode", "dead loops / episode"],
+        [
+            "policy",
+            "success",
+            "unauthorized writes / episode",
+            "dead loops / episode",
+            "successful calls / episode",
+        ],
     )
     rows = []
     first = summary["simulated_first_tasks"]
@@ -384,6 +392,11 @@ def section(summary: dict[str, Any]) -> str:
             reading(summary),
         ]
     )
+
+
+def _calls(summary: dict[str, Any], arm: str) -> report.Interval:
+    """Held-out successful tool calls per episode of ``arm`` (what the process term pays for)."""
+    return report.stratified_bootstrap(_matrix(summary["per_task"][arm], "successful_calls"))
 
 
 def describe(run: dict[str, Any]) -> str:
@@ -431,7 +444,21 @@ def reading(summary: dict[str, Any]) -> str:
     outcome_share = shares["outcome"]["nonzero_variance_share"]
     process_share = shares["process"]["nonzero_variance_share"]
     more = process_share.low > outcome_share.high
-    parts = [
+    calls = {arm: _calls(summary, arm) for arm in ARMS}
+    parts = []
+    if process_share.high == 0 and all(c.high == 0 for c in calls.values()):
+        parts.append(
+            "**The mechanism could not act here.** No held-out episode of any policy made a single "
+            "successful tool call, and the process arm's groups never varied: with no successful call the "
+            "process term is 0 for every member, so both arms saw the same all-zero rewards, GRPO's "
+            "advantages were 0 in every group, and the two arms trained identically. The warm start, "
+            "fixed before the arms, is far weaker than the paper's regime needs (there 16% of outcome-only "
+            "groups carry gradient and the process term finds a successful call in almost every group): "
+            "its actions are fragments of the demonstrations, not well-formed calls with heard values. "
+            "A policy that makes some successful calls (a longer SFT, or `--model DIR`) is the "
+            "precondition of this comparison."
+        )
+    parts += [
         f"Gradient starvation: {_pct(outcome_share)} of outcome-only groups carried gradient (paper 16%), "
         f"{_pct(process_share)} with the process reward (paper 99.6%): "
         + ("**matches** in direction" if more else "**inconclusive** (the intervals overlap)")
