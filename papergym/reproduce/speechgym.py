@@ -386,6 +386,13 @@ def section(summary: dict[str, Any]) -> str:
             variance,
             "Held-out test tasks on the simulated channel (95% stratified bootstrap over seeds × tasks):",
             behaviour,
+            "Definitions (`papergym.reproduce.service_measures`, from the calls' structured `ok` flags): an "
+            "**unauthorized write** is an executed call of a write tool that matches none of the task's gold "
+            "actions (tau2's rule: same tool, equal compared arguments), i.e. a database change the task did "
+            f"not ask for; a **dead loop** is a run of at least {sm.DEAD_LOOP_LENGTH} consecutive identical "
+            "agent actions (one per run); a **successful call** is a step whose tool call executed (what the "
+            "process term pays 0.1 for). The paper reports the share of episodes with each behaviour; ours "
+            "are counts per episode (equal to that share while each happens at most once).",
             "Transfer: the simulated-trained policies on the real speech channels, success on the first "
             "held-out tasks (one attempt each; the simulated column is the same tasks' success above):",
             transfer_table,
