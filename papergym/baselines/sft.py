@@ -8,9 +8,10 @@ is trained with cross-entropy on the oracle's action tokens only. Run it with
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token
 from papergym.baselines.rollout import Segment, demonstrations
 from papergym.baselines.run import PolicyRunArgs, evaluate_args, make_envs, parse_kwargs, start_run
 from papergym.core.errors import require
-from papergym.core.trajectory import member_seed
+from papergym.core.trajectory import Policy, member_seed
 
 
 @dataclass
@@ -43,19 +44,60 @@ class Args(PolicyRunArgs):
     """Linear learning-rate warm-up steps."""
     max_new_tokens: int = 64
     """Token budget per action at evaluation."""
+    demonstrator: str | None = None
+    """The policy that plays the demonstrations, as ``module:Class`` (a `papergym.core.trajectory.Policy`
+    built with no arguments, bound to the env and reset with each episode's seed), e.g.
+    ``papergym.envs.voice.hearing_oracle:HearingOracle``; None: the env's privileged
+    ``oracle_action()``."""
 
 
 def demonstration_contexts(policy: PolicyModel, args: Args) -> list[Segment]:
     """The oracle's trainable contexts: deterministic in the run seed, so a resumed run rebuilds them."""
     envs = make_envs(args.env, parse_kwargs(args.env_kw), 1)
     seeds = [member_seed(args.seed, i) % 2**31 for i in range(args.episodes)]
+    teacher = demonstrator(args.demonstrator)
     contexts: list[Segment] = []
     for s in seeds:
-        for episode in demonstrations(policy, envs, seeds=[s]):
+        act = None
+        if teacher is not None:
+            bind = getattr(teacher, "bind", None)
+            if bind is not None:
+                bind(envs[0])
+            teacher.reset(seed=s)
+            act = _acting(teacher)
+        for episode in demonstrations(policy, envs, seeds=[s], act=act):
             contexts.extend(seg for seg in episode.segments if any(seg.loss_mask))
     if not contexts:
         raise ValueError(f"the oracle of {args.env} produced no trainable tokens")
     return contexts
+
+
+def demonstrator(spec: str | None) -> Policy | None:
+    """The `Policy` named by ``spec`` (``module:Class``, built with no arguments), or None.
+
+    Raises:
+        ValueError: ``spec`` is not of the form ``module:Class``.
+    """
+    if spec is None:
+        return None
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise ValueError(f"demonstrator must be module:Class, got {spec!r}")
+    policy: Policy = getattr(importlib.import_module(module), name)()
+    return policy
+
+
+def _acting(teacher: Policy) -> Callable[[Any, Any], str]:
+    """``teacher`` as the ``act(env, observation)`` of `demonstrations` (its actions must be text; a
+    demonstration script sees no step info, so the policy gets an empty mapping)."""
+
+    def act(env: Any, observation: Any) -> str:
+        action = teacher(observation, {})
+        if not isinstance(action, str):
+            raise TypeError(f"a demonstrator's actions must be text, got {type(action).__name__}")
+        return action
+
+    return act
 
 
 def update(

@@ -23,7 +23,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -134,6 +134,9 @@ class WarmStartArgs(ReproArgs):
     """SFT batch size."""
     sft_lr: float = 2e-3
     """SFT learning rate (a from-scratch tiny model)."""
+    sft_demonstrator: str | None = None
+    """The policy playing the SFT demonstrations (``module:Class``, `papergym.baselines.sft.Args`'s
+    ``demonstrator``); None: the env's privileged oracle."""
 
 
 SMOKE_WARM_START: dict[str, Any] = {
@@ -168,6 +171,7 @@ def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps:
         device=args.device,
         threads=args.threads,
         model=model,
+        demonstrator=args.sft_demonstrator,
     )
     return str(path)
 
@@ -186,10 +190,18 @@ def trace_path(args: ReproArgs, model: str, seed: int) -> Path:
     return Path(args.out) / "traces" / f"{name}_s{seed}.jsonl"
 
 
-def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int) -> list[Any]:
+def evaluate_model(
+    args: WarmStartArgs,
+    model: str,
+    *,
+    tasks: int,
+    samples: int,
+    seed: int,
+    on_episode: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
     """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
-    (`papergym.reproduce.evaluation.sample_tasks`); each task's first attempt is recorded step by step
-    at `trace_path`."""
+    (`papergym.reproduce.evaluation.sample_tasks`, which passes every attempt to ``on_episode``); each
+    task's first attempt is recorded step by step at `trace_path`."""
     from papergym.baselines.policy import load_policy
     from papergym.baselines.run import parse_kwargs
     from papergym.reproduce.evaluation import sample_tasks
@@ -207,6 +219,7 @@ def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int,
         max_new_tokens=args.max_new_tokens,
         family_key=args.family_key,
         trace=trace_path(args, model, seed),
+        on_episode=on_episode,
     )
 
 
@@ -296,15 +309,20 @@ def sft_warm_start(
     device: str,
     threads: int,
     model: str = "tiny",
+    demonstrator: str | None = None,
 ) -> Path:
     """A model SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), cached under ``root``.
 
     The run directory is ``root/sft-<digest of the settings>``, so reproductions that share a warm start
     (same env, data, budget and seed) train it once; ``device`` and ``threads`` do not enter the digest.
+    ``demonstrator`` (`papergym.baselines.sft.Args`'s) enters it only when set, so the oracle's warm
+    starts keep their directories.
 
     Returns the checkpoint directory (``.../final``).
     """
-    settings = [env, list(env_kw), episodes, steps, batch_size, lr, seed, model]
+    settings: list[Any] = [env, list(env_kw), episodes, steps, batch_size, lr, seed, model]
+    if demonstrator is not None:
+        settings.append(demonstrator)
     digest = hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:10]
     out = root / f"sft-{digest}"
     final = out / "final"
@@ -327,6 +345,7 @@ def sft_warm_start(
             progress=False,
             threads=threads,
             device=device,
+            demonstrator=demonstrator,
         )
     )
     (out / "settings.json").write_text(json.dumps(settings) + "\n")

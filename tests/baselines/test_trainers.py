@@ -267,3 +267,43 @@ def test_grpo_reports_parameter_drift_from_the_start(tiny_dir: Path, tmp_path: P
     expected = math.sqrt(sum(float((after[n] - before[n]).norm()) ** 2 for n in before))
     assert rows[0]["drift_l2"] > 0
     assert rows[-1]["drift_l2"] == pytest.approx(expected, rel=1e-4)
+
+
+def test_grpo_env_wrapper_wraps_every_training_env_and_names_must_resolve() -> None:
+    from papergym.wrappers import ProcessReward
+
+    envs = grpo.training_envs(grpo.Args(env="papergym/ServiceAgent-v0", env_wrapper="process_reward"), 3)
+    assert len(envs) == 3 and all(isinstance(env, ProcessReward) for env in envs)
+    plain = grpo.training_envs(grpo.Args(env="papergym/ServiceAgent-v0"), 2)
+    assert not any(isinstance(env, ProcessReward) for env in plain)
+    spelled = grpo.Args(env="papergym/ServiceAgent-v0", env_wrapper="papergym.wrappers:ProcessReward")
+    assert isinstance(grpo.training_envs(spelled, 1)[0], ProcessReward)
+    with pytest.raises(ValueError, match="unknown name"):
+        grpo.training_envs(grpo.Args(env="papergym/ServiceAgent-v0", env_wrapper="process"), 1)
+
+
+def test_sft_demonstrator_plays_the_demonstrations(tiny_dir: Path) -> None:
+    """With ``demonstrator``, SFT's contexts hold that policy's actions (here the HearingOracle, whose
+    slot values are the misheard ones), not the privileged oracle's."""
+    from papergym.baselines.rollout import demonstrations
+    from papergym.core.trajectory import member_seed, rollout
+    from papergym.envs.voice.hearing_oracle import HearingOracle
+
+    policy = load_policy(tiny_dir)
+    args = sft.Args(
+        env="papergym/VoiceService-v0",
+        env_kw=["channel=simulated"],
+        episodes=3,
+        demonstrator="papergym.envs.voice.hearing_oracle:HearingOracle",
+    )
+    contexts = sft.demonstration_contexts(policy, args)
+    oracle = sft.demonstration_contexts(policy, sft.Args(env=args.env, env_kw=args.env_kw, episodes=3))
+    assert [c.token_ids for c in contexts] != [c.token_ids for c in oracle]
+    seed = member_seed(args.seed, 0) % 2**31
+    env = gym.make(args.env, channel="simulated")
+    played = [s.action for s in rollout(env, HearingOracle(), seed=seed, policy_seed=seed).steps]
+    first = demonstrations(policy, [env], seeds=[seed], act=lambda e, o: played.pop(0))[0]
+    assert contexts[0].token_ids == first.segments[0].token_ids
+    assert isinstance(sft.demonstrator(args.demonstrator), HearingOracle)
+    with pytest.raises(ValueError, match="module:Class"):
+        sft.demonstrator("HearingOracle")

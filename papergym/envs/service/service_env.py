@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from papergym.backends.model_roles import ModelJudge
 from papergym.backends.protocols import ChatModel, DeviceUser, Judge, TaskBoundUser, UserSimulator
@@ -45,6 +45,14 @@ AGENT_INSTRUCTIONS = (
     '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. The user ends the conversation.'
 )
 """tau2's agent prompt, in papergym's words."""
+COMPACT_INSTRUCTIONS = (
+    "You are a customer service agent. In each turn you either send a message to the user or make one tool "
+    'call, never both. To call a tool, write only <tool_call>{"name": ..., "arguments": {...}}</tool_call>. '
+    "The user ends the conversation."
+)
+"""The agent prompt of ``prompt="compact"`` (no policy section to refer to)."""
+PromptMode = Literal["full", "compact"]
+"""What the first observation holds: tau2's full prompt, or the compact one of small-context models."""
 CONFIRM = "I am about to call {name} with {arguments}. Do you confirm (yes/no)?"
 """What the oracle asks before each gold write under ``tau2_scoring="strict"``."""
 
@@ -69,6 +77,21 @@ def _system_prompt(domain_name: str, policy: str) -> str:
         f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
         f"<tools>\n{tools}\n</tools>"
     )
+
+
+@cache
+def _compact_prompt(domain_name: str) -> str:
+    # one line per tool: its name and argument names (required ones first), no descriptions or types
+    lines = []
+    for schema in _schemas(domain_name):
+        function = schema["function"]
+        parameters = function.get("parameters", {})
+        required = list(parameters.get("required", ()))
+        optional = [k for k in parameters.get("properties", {}) if k not in required]
+        arguments = [*required, *(f"{k}?" for k in optional)]
+        lines.append(f"{function['name']}({', '.join(arguments)})")
+    tools = "\n".join(lines)
+    return f"<instructions>\n{COMPACT_INSTRUCTIONS}\n</instructions>\n<tools>\n{tools}\n</tools>"
 
 
 @cache
@@ -157,6 +180,13 @@ class ServiceAgentEnv(TextEnv):
       `papergym.envs.service.evaluation`); the oracle then asks for it before each gold write.
       ``communicate`` then defaults to strict too.
     - ``provenance``: record ``info["provenance"]`` per step (default on; IAPO's rule annotator reads it).
+    - ``prompt``: ``"full"`` (default: the instructions, the policy and the tools' JSON schemas, as tau2
+      shows them) or ``"compact"`` (beyond tau2, for small-context models such as papergym's tiny LM: the
+      instructions and one line per tool, ``name(required, optional?)``, without descriptions, types or
+      the policy text; about a tenth of the full prompt's tokens). Tasks, tools, the user, the policy
+      guard and scoring are unchanged; ``info["tools"]`` and ``info["policy"]`` still hold the schemas and
+      the policy. A compact-prompt agent must learn the policy from its training data (an SFT warm start
+      on oracle demonstrations), so compact and full scores are not comparable.
     - ``obs_mode``, ``render_mode``, ``format_penalty``: as `TextEnv`.
 
     ## Paper
@@ -172,6 +202,7 @@ class ServiceAgentEnv(TextEnv):
       scripted user gives up after ``max_confusions``; opt-in ``tau2_scoring="strict"`` on tau2 data;
       telecom phone texts, records and the four tools tau2 has (``connect_vpn``, ``set_apn_settings``,
       ``check_app_status``, ``check_installed_apps``) now read as tau2's.
+    - v0 (2026-12-05, unreleased): opt-in ``prompt="compact"`` (the default prompt is unchanged).
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/ServiceAgent-v0")
@@ -210,6 +241,7 @@ class ServiceAgentEnv(TextEnv):
         provenance: bool = True,
         communicate: CommunicateMode | None = None,
         tau2_scoring: Tau2Scoring = "exact",
+        prompt: PromptMode = "full",
     ) -> None:
         super().__init__(obs_mode=obs_mode, render_mode=render_mode, format_penalty=format_penalty)
         if max_steps < 1 or max_errors < 1:
@@ -253,6 +285,9 @@ class ServiceAgentEnv(TextEnv):
         if tau2_scoring == "strict" and self.tau2_data is None:
             raise ValueError("tau2_scoring='strict' scores tau2's own data: pass tau2_data= too")
         self.tau2_scoring: Tau2Scoring = tau2_scoring
+        if prompt not in ("full", "compact"):
+            raise ValueError(f"prompt must be 'full' or 'compact', got {prompt!r}")
+        self.prompt: PromptMode = prompt
         exact = self.tau2_data is not None and tau2_scoring == "exact"
         self.communicate: CommunicateMode = communicate or ("substring" if exact else "strict")
         if self.tau2_data is not None:
@@ -327,6 +362,8 @@ class ServiceAgentEnv(TextEnv):
 
     # ------------------------------------------------------------------ episode
     def _system_prompt(self, task: Task) -> str:
+        if self.prompt == "compact":
+            return _compact_prompt(self.domain_name)
         return _system_prompt(self.domain_name, self._policy())
 
     def _start(self, task: Task) -> Turn:
@@ -615,4 +652,9 @@ def _confirming(plan: tuple[Any, ...], writes: tuple[str, ...]) -> tuple[Any, ..
     return tuple(out)
 
 
-CONTRACT_VARIANTS: list[dict[str, Any]] = [{"domain": "retail"}, {"domain": "airline"}, {"domain": "telecom"}]
+CONTRACT_VARIANTS: list[dict[str, Any]] = [
+    {"domain": "retail"},
+    {"domain": "airline"},
+    {"domain": "telecom"},
+    {"domain": "telecom", "prompt": "compact"},
+]

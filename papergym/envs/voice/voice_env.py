@@ -87,7 +87,8 @@ class VoiceServiceEnv(ServiceAgentEnv):
     - ``max_audio_seconds``: the `Waveform` limit of observations and audio actions.
     - ``**service_kwargs``: the service env's arguments, passed on unchanged: ``domain``, ``tau2_data``,
       ``user``, ``use_judge``, ``judge``, ``enforce_policy``, ``max_steps``, ``max_errors``, ``obs_mode``,
-      ``render_mode``, ``format_penalty``, ``provenance``.
+      ``render_mode``, ``format_penalty``, ``provenance``, ``prompt`` (``"compact"`` for small-context
+      models such as the tiny LM of ``papergym reproduce speechgym``).
 
     ``deterministic`` is False when an engine is not sample-exact (espeak): the same seed and actions
     then need not replay identically across processes. Piper (noise off) and Whisper (temperature 0)

@@ -163,3 +163,12 @@ def test_service_arguments_pass_through_including_provenance(provenance: bool) -
     _, _, _, _, info = env.step(env.unwrapped.oracle_action())
     assert env.unwrapped.domain_name == "airline"
     assert (K.PROVENANCE in info) is provenance
+
+
+def test_the_compact_prompt_passes_through_to_the_service_env() -> None:
+    full = gym.make("papergym/VoiceService-v0", channel="simulated")
+    compact = gym.make("papergym/VoiceService-v0", channel="simulated", prompt="compact")
+    (long, _), (short, info) = full.reset(seed=3), compact.reset(seed=3)
+    assert "<policy>" in long and "<policy>" not in short and len(short) < len(long) / 4
+    assert short.rsplit("</tools>", 1)[1] == long.rsplit("</tools>", 1)[1]  # the same user turn, as heard
+    assert info["tools"] and info["policy"]
