@@ -357,7 +357,7 @@ class InfluenceAdvantage:
         elif isinstance(annotator, ModelAnnotator) or hasattr(annotator, "chat"):
             annotator = ModelGraphAnnotator(annotator)  # type: ignore[arg-type]
         if noise:
-            annotator = NoisyAnnotator(annotator, rate=noise, seed=noise_seed)  # type: ignore[arg-type]
+            annotator = NoisyAnnotator(annotator, rate=noise, seed=noise_seed)
         self.annotator: InfluenceAnnotator = annotator
         self.beta_pos = float(beta_pos)
         self.clip = float(clip)
