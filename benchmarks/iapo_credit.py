@@ -1,8 +1,17 @@
-"""IAPO credit on ServiceAgent-v0: how far the influence weights move from flat credit, per domain.
+"""IAPO's weights on ServiceAgent-v0: how far they move from flat credit, and how much of that is the graph.
 
 Usage::
 
     python benchmarks/iapo_credit.py [--episodes 100] [--rates 0 0.05 0.1 0.2] [--write benchmarks/README.md]
+
+What this measures, and what it does not: the distribution of IAPO's per-action weights on scripted
+episodes. It says nothing about whether influence credit helps a policy learn (that is
+``papergym reproduce iapo``, which trains GRPO with and without it). Much of the "moved > 10%" share
+follows from the formula rather than from the annotation: each weight is exp(clip(z, −c, c)) renormalised,
+so with c = 0.25 any action whose feature z-score exceeds about 0.4 in size moves by more than 10% whenever
+the graph is not uniform. The ``random graph`` columns measure how much: the same episodes with every edge
+replaced by a random one (`NoisyAnnotator` at rate 1: all edges dropped, as many added at random, either
+sign; error flags kept).
 
 The policy is the oracle that makes mistakes by itself: before each oracle action, with probability
 ``rate`` (the stated error rate), it first makes a failed call (a read tool other than the oracle's next
@@ -11,7 +20,7 @@ one, with a made-up id: a tool error), and after a mistake it repeats that faile
 IAPO's weights come from the env's ``info["provenance"]`` with the rule annotator (`ProvenanceAnnotator`),
 with L_i = len(action) / 4 (a token count proxy, inferred). Reported: the share of steps whose weight moves
 more than 10% from flat credit, |w − 1| > 0.1 (IAPO: 86.5% positive branch, 27.1% negative branch), the
-mean per-trajectory std of w⁺, and the episodes' success rate.
+same with a random graph, the mean per-trajectory std of w⁺, and the episodes' success rate.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from readme_section import write_section
 import papergym  # noqa: F401
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.core.trajectory import Step, Trajectory
-from papergym.credit.influence import InfluenceAdvantage, moved_share
+from papergym.credit.influence import InfluenceAdvantage, NoisyAnnotator, moved_share
 from papergym.envs.service.domains import DOMAINS, get_domain
 
 REPEAT = 0.5
@@ -81,7 +90,10 @@ def measure(domain: str, rate: float, episodes: int, seed: int = 0) -> dict[str,
     env = gym.make("papergym/ServiceAgent-v0", domain=domain)
     rng = random.Random(seed)
     hook = InfluenceAdvantage()
+    shuffled = InfluenceAdvantage(annotator=NoisyAnnotator(rate=1.0, seed=seed))  # every edge random
     pos, neg, stds, wins, steps = [], [], [], 0, 0
+    random_pos: list[float] = []
+    random_neg: list[float] = []
     for i in range(episodes):
         traj = episode(env, domain, f"{domain}/train/L1/{i}", rate, rng)
         lengths = [max(1, len(s.action) // 4) for s in traj.steps]
@@ -89,6 +101,8 @@ def measure(domain: str, rate: float, episodes: int, seed: int = 0) -> dict[str,
         w_neg = hook.weights(traj, -1.0, lengths)
         pos += w_pos
         neg += w_neg
+        random_pos += shuffled.weights(traj, 1.0, lengths)
+        random_neg += shuffled.weights(traj, -1.0, lengths)
         stds.append(statistics.pstdev(w_pos))
         wins += traj.success
         steps += len(traj.steps)
@@ -96,6 +110,8 @@ def measure(domain: str, rate: float, episodes: int, seed: int = 0) -> dict[str,
     return {
         "moved_pos": moved_share(pos),
         "moved_neg": moved_share(neg),
+        "random_pos": moved_share(random_pos),
+        "random_neg": moved_share(random_neg),
         "std_pos": statistics.fmean(stds),
         "range_pos": (min(pos), max(pos)),
         "success": wins / episodes,
@@ -133,9 +149,9 @@ def step_cost(domain: str, episodes: int, repeats: int = 5) -> tuple[float, floa
 
 def table(episodes: int, rates: list[float]) -> str:
     rows = [
-        "| domain | error rate | steps / episode | success | moved > 10% (w⁺) | moved > 10% (w⁻) | std w⁺ | "
-        "w⁺ range |",
-        "|---|---|---|---|---|---|---|---|",
+        "| domain | error rate | steps / episode | success | moved > 10% (w⁺) | moved > 10% (w⁻) | "
+        "random graph: moved (w⁺) | random graph: moved (w⁻) | std w⁺ | w⁺ range |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for domain in sorted(DOMAINS):
         for rate in rates:
@@ -143,7 +159,8 @@ def table(episodes: int, rates: list[float]) -> str:
             low, high = m["range_pos"]
             rows.append(
                 f"| {domain} | {rate:.2f} | {m['steps']:.1f} | {m['success']:.2f} | "
-                f"{100 * m['moved_pos']:.1f}% | {100 * m['moved_neg']:.1f}% | {m['std_pos']:.3f} | "
+                f"{100 * m['moved_pos']:.1f}% | {100 * m['moved_neg']:.1f}% | {100 * m['random_pos']:.1f}% | "
+                f"{100 * m['random_neg']:.1f}% | {m['std_pos']:.3f} | "
                 f"{low:.3f}–{high:.3f} |"
             )
     rows += [
@@ -172,7 +189,7 @@ def main() -> None:
     text = table(args.episodes, args.rates)
     print(text)
     if args.write is not None:
-        write_section(args.write, "iapo_credit", "IAPO credit (`benchmarks/iapo_credit.py`)", text)
+        write_section(args.write, "iapo_credit", "IAPO weights (`benchmarks/iapo_credit.py`)", text)
 
 
 if __name__ == "__main__":

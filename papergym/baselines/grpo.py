@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -121,7 +121,11 @@ class Args(PolicyRunArgs):
     group_reward: str | None = None
     """A GroupReward: short name (majority_vote, feedback_request) or module:Class; None: the env's return."""
     advantage_hook: str | None = None
-    """An AdvantageHook: short name (feedback_shaping) or module:Class; None: one advantage per episode."""
+    """An AdvantageHook: short name (feedback_shaping, influence) or module:Class; None: one advantage per
+    episode."""
+    advantage_hook_kw: list[str] = field(default_factory=list)
+    """The hook's constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g.
+    ``noise=0.2`` for ``influence``."""
     prefix_model: str | None = None
     """The small model writing reasoning prefixes ("tiny" or a checkpoint dir); None: no perturbation."""
     prefix_prob: float = 0.2
@@ -371,7 +375,13 @@ def main(
         raise ValueError("need 0 <= prefix_prob <= 1, group_size >= 1 and prompts_per_step >= 1")
     setup = _setup(args)
     reward_fn = group_reward if group_reward is not None else resolve(args.group_reward, GROUP_REWARDS)
-    hook = advantage_hook if advantage_hook is not None else resolve(args.advantage_hook, ADVANTAGE_HOOKS)
+    if args.advantage_hook_kw and (advantage_hook is not None or args.advantage_hook is None):
+        raise ValueError("advantage_hook_kw configures --advantage-hook: give the hook by name")
+    hook = (
+        advantage_hook
+        if advantage_hook is not None
+        else resolve(args.advantage_hook, ADVANTAGE_HOOKS, **parse_kwargs(args.advantage_hook_kw))
+    )
     run = start_run(args, total_steps=args.steps, desc=f"grpo ({args.variant})")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     reference, origin = _anchors(args, setup, policy.model, resumed=run.start_step > 0)

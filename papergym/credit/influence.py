@@ -330,6 +330,9 @@ class InfluenceAdvantage:
             ChatModel (the last two wrapped in `ModelGraphAnnotator`).
         beta_pos: β₊ (IAPO: 0.05).
         clip: c (IAPO: 0.25).
+        noise: ρ > 0 wraps the annotator in `NoisyAnnotator` (edges dropped and added at rate ρ; a
+            robustness probe, papers/envs.md §4.4); 0 (default) uses it as is.
+        noise_seed: the `NoisyAnnotator`'s seed.
 
     >>> from papergym.core.trajectory import Step, Trajectory
     >>> prov = [{"sources": []}, {"sources": [{"kind": "tool", "step": 0}]}, {"sources": []}]
@@ -344,6 +347,8 @@ class InfluenceAdvantage:
         annotator: InfluenceAnnotator | ModelAnnotator | ChatModel | None = None,
         beta_pos: float = BETA_POS,
         clip: float = CLIP,
+        noise: float = 0.0,
+        noise_seed: int = 0,
     ) -> None:
         if beta_pos < 0 or clip <= 0:
             raise ValueError(f"beta_pos must be >= 0 and clip > 0, got {beta_pos}, {clip}")
@@ -351,6 +356,8 @@ class InfluenceAdvantage:
             annotator = ProvenanceAnnotator()
         elif isinstance(annotator, ModelAnnotator) or hasattr(annotator, "chat"):
             annotator = ModelGraphAnnotator(annotator)  # type: ignore[arg-type]
+        if noise:
+            annotator = NoisyAnnotator(annotator, rate=noise, seed=noise_seed)
         self.annotator: InfluenceAnnotator = annotator
         self.beta_pos = float(beta_pos)
         self.clip = float(clip)

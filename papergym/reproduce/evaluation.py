@@ -19,6 +19,7 @@ import numpy as np
 from papergym.baselines.passk import pass_at_k
 from papergym.baselines.policy import PolicyModel
 from papergym.baselines.run import make_envs, split_options
+from papergym.core import info_keys as K
 from papergym.core.trajectory import Trajectory, member_seed
 
 
@@ -31,12 +32,16 @@ class TaskSamples:
         family: the task's family (its reset ``info`` value of the chosen key, else ``"all"``).
         n: samples drawn.
         correct: samples that succeeded.
+        calls: tool calls the samples made (``info["tool_calls"]`` entries; 0 on tool-free envs).
+        calls_ok: those that succeeded (``"ok"``).
     """
 
     seed: int
     family: str
     n: int
     correct: int
+    calls: int = 0
+    calls_ok: int = 0
 
     def pass_at(self, k: int) -> float:
         """The unbiased pass@k of this task (Chen et al. 2021)."""
@@ -88,6 +93,7 @@ def sample_tasks(
 
     first: list[Any] = []  # each task's first attempt, in task order
     correct = np.zeros(tasks, dtype=int)
+    calls = np.zeros((tasks, 2), dtype=int)  # tool calls made, and succeeded
     families = ["all"] * tasks
     try:
         for start in range(0, len(jobs), len(envs)):
@@ -107,6 +113,7 @@ def sample_tasks(
                 correct[j] += int(episode.trajectory.success)
                 if on_episode is not None:
                     on_episode(j, episode.trajectory)
+                calls[j] += tool_calls(episode.trajectory)
                 families[j] = _family(episode.trajectory.reset_info, family_key)
     finally:
         for env in envs:
@@ -115,7 +122,16 @@ def sample_tasks(
         from papergym.viewer.recording import write_episodes
 
         write_episodes(Path(trace), first, env_id=env_id)
-    return [TaskSamples(seed + j, families[j], n, int(correct[j])) for j in range(tasks)]
+    return [
+        TaskSamples(seed + j, families[j], n, int(correct[j]), int(calls[j, 0]), int(calls[j, 1]))
+        for j in range(tasks)
+    ]
+
+
+def tool_calls(trajectory: Any) -> tuple[int, int]:
+    """``(tool calls made, tool calls that succeeded)`` in one episode (``info["tool_calls"]``)."""
+    made = [c for step in trajectory.steps for c in step.info.get(K.TOOL_CALLS) or ()]
+    return len(made), sum(bool(c.get("ok")) for c in made)
 
 
 def pass_at_k_matrix(per_seed: Sequence[Sequence[TaskSamples]], k: int) -> np.ndarray:

@@ -307,3 +307,26 @@ def test_sft_demonstrator_plays_the_demonstrations(tiny_dir: Path) -> None:
     assert isinstance(sft.demonstrator(args.demonstrator), HearingOracle)
     with pytest.raises(ValueError, match="module:Class"):
         sft.demonstrator("HearingOracle")
+
+
+def test_grpo_builds_the_named_hook_with_its_kwargs(
+    tiny_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from papergym.credit.influence import InfluenceAdvantage, NoisyAnnotator
+
+    built: list[Any] = []
+    original = InfluenceAdvantage.__init__
+
+    def spy(self: InfluenceAdvantage, **kwargs: Any) -> None:
+        original(self, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(InfluenceAdvantage, "__init__", spy)
+    args = _tiny_grpo_args(
+        tiny_dir, tmp_path / "g", steps=1, advantage_hook="influence", advantage_hook_kw=["noise=0.25"]
+    )
+    assert math.isfinite(grpo.main(args, group_reward=by_member)["loss"])
+    (hook,) = built
+    assert isinstance(hook.annotator, NoisyAnnotator) and hook.annotator.rate == 0.25
+    with pytest.raises(ValueError, match="give the hook by name"):
+        grpo.main(_tiny_grpo_args(tiny_dir, tmp_path / "h", advantage_hook_kw=["noise=0.25"]))

@@ -207,3 +207,24 @@ def test_noisy_annotator_drops_and_adds_edges_reproducibly():
     assert sum(weights) == pytest.approx(12.0)
     with pytest.raises(ValueError, match="rate"):
         NoisyAnnotator(base, rate=1.5)
+
+
+def test_influence_advantage_noise_wraps_the_annotator_in_a_noisy_one():
+    from papergym.credit import ADVANTAGE_HOOKS, resolve
+    from papergym.credit.influence import NoisyAnnotator
+
+    pairs = [(i, j) for j in range(12) for i in range(j)]
+    base = _Fixed(InfluenceAnnotation(12, support=pairs[::2], failed=pairs[1::5]))
+    assert InfluenceAdvantage(annotator=base).annotator is base
+    hook = InfluenceAdvantage(annotator=base, noise=0.3, noise_seed=1)
+    assert isinstance(hook.annotator, NoisyAnnotator) and hook.annotator.base is base
+    assert (hook.annotator.rate, hook.annotator.seed) == (0.3, 1)
+    traj, lengths = _traj(12), [3] * 12
+    noisy = iapo_weights(NoisyAnnotator(base, rate=0.3, seed=1)(traj), 1.0, lengths)
+    assert hook.weights(traj, 1.0, lengths) == pytest.approx(noisy)
+    assert hook.weights(traj, 1.0, lengths) != pytest.approx(
+        InfluenceAdvantage(annotator=base).weights(traj, 1.0, lengths)
+    )
+    by_name = resolve("influence", ADVANTAGE_HOOKS, noise=0.2)
+    assert isinstance(by_name.annotator, NoisyAnnotator)
+    assert isinstance(by_name.annotator.base, ProvenanceAnnotator)
