@@ -114,6 +114,10 @@ class Args(PolicyRunArgs):
     """Drop groups whose rewards are all equal (None: the variant's, DAPO True)."""
     updates_per_batch: int = 1
     """Policy updates per sampling stage (μ; 1 makes the ratio 1 on the only update)."""
+    env_wrapper: str | None = None
+    """A gymnasium wrapper around every training env: a short name of `papergym.wrappers.WRAPPERS`
+    (process_reward, four_cell) or module:Class, built as ``Wrapper(env=env)``; None: the env as
+    registered. Held-out evaluation (``eval_tasks``) plays the unwrapped env."""
     group_reward: str | None = None
     """A GroupReward: short name (majority_vote, feedback_request) or module:Class; None: the env's return."""
     advantage_hook: str | None = None
@@ -167,6 +171,16 @@ def _anchors(args: Args, setup: _Setup, model: Any, resumed: bool) -> tuple[Any,
     if resumed:
         return None, parameter_snapshot(load_policy(args.model, device=args.device).model)
     return None, parameter_snapshot(model)
+
+
+def training_envs(args: Args, n: int) -> list[Any]:
+    """``n`` training envs of ``args.env``, each wrapped in ``args.env_wrapper`` when one is named."""
+    from papergym.wrappers import WRAPPERS
+
+    envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
+    if args.env_wrapper is None:
+        return envs
+    return [resolve(args.env_wrapper, WRAPPERS, env=env) for env in envs]
 
 
 def sample_groups(
@@ -372,7 +386,7 @@ def main(
             policy, args, max_new_tokens=args.max_new_tokens, when="before"
         )
     n = args.prompts_per_step * args.group_size
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
+    envs = training_envs(args, n)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
     run.restore(optimizer)
     if script is not None and forced is None:

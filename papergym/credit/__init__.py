@@ -46,7 +46,7 @@ def resolve(spec: str | None, table: dict[str, str], **kwargs: Any) -> Any:
 
     Args:
         spec: a key of ``table`` (e.g. ``"majority_vote"``), ``module:Class``, or None.
-        table: `GROUP_REWARDS` or `ADVANTAGE_HOOKS`.
+        table: `GROUP_REWARDS`, `ADVANTAGE_HOOKS` or `papergym.wrappers.WRAPPERS`.
         **kwargs: passed to the class.
 
     Returns:

@@ -23,7 +23,7 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -186,10 +186,18 @@ def trace_path(args: ReproArgs, model: str, seed: int) -> Path:
     return Path(args.out) / "traces" / f"{name}_s{seed}.jsonl"
 
 
-def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int) -> list[Any]:
+def evaluate_model(
+    args: WarmStartArgs,
+    model: str,
+    *,
+    tasks: int,
+    samples: int,
+    seed: int,
+    on_episode: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
     """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
-    (`papergym.reproduce.evaluation.sample_tasks`); each task's first attempt is recorded step by step
-    at `trace_path`."""
+    (`papergym.reproduce.evaluation.sample_tasks`, which passes every attempt to ``on_episode``); each
+    task's first attempt is recorded step by step at `trace_path`."""
     from papergym.baselines.policy import load_policy
     from papergym.baselines.run import parse_kwargs
     from papergym.reproduce.evaluation import sample_tasks
@@ -207,6 +215,7 @@ def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int,
         max_new_tokens=args.max_new_tokens,
         family_key=args.family_key,
         trace=trace_path(args, model, seed),
+        on_episode=on_episode,
     )
 
 

@@ -9,7 +9,7 @@ one). The unbiased pass@k estimator is `papergym.baselines.passk.pass_at_k`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ import numpy as np
 from papergym.baselines.passk import pass_at_k
 from papergym.baselines.policy import PolicyModel
 from papergym.baselines.run import make_envs, split_options
-from papergym.core.trajectory import member_seed
+from papergym.core.trajectory import Trajectory, member_seed
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ def sample_tasks(
     family_key: str = "domain",
     trace: str | Path | None = None,
     task_ids: Sequence[str] | None = None,
+    on_episode: Callable[[int, Trajectory], None] | None = None,
 ) -> list[TaskSamples]:
     """Sample ``n`` attempts at each of ``tasks`` held-out tasks (task ``j`` is ``reset(seed=seed + j)``).
 
@@ -73,7 +74,8 @@ def sample_tasks(
     (`papergym.viewer.write_episodes`; one episode per task, so the file stays small at any ``n``).
     With ``task_ids`` (one per task, ``len(task_ids) == tasks``), task ``j`` is reset with the option
     ``{"task_id": task_ids[j]}`` instead of a split, so a fixed problem set (TestTime-v0's) is scored
-    problem by problem.
+    problem by problem. ``on_episode(j, trajectory)`` is called with every attempt's trajectory (task
+    ``j``), for measures beyond success.
     """
     if task_ids is not None and len(task_ids) != tasks:
         raise ValueError(f"got {len(task_ids)} task ids for {tasks} tasks")
@@ -103,6 +105,8 @@ def sample_tasks(
                 if m == 0:
                     first.append(episode.trajectory)
                 correct[j] += int(episode.trajectory.success)
+                if on_episode is not None:
+                    on_episode(j, episode.trajectory)
                 families[j] = _family(episode.trajectory.reset_info, family_key)
     finally:
         for env in envs:
