@@ -103,12 +103,13 @@ def stratified_bootstrap(
 
 
 def _resampled(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """``(R, S, T)`` stratified resamples of a ``(seeds, tasks)`` matrix: seeds, then tasks within each."""
+    """``(R, S, T, ...)`` stratified resamples of a ``(seeds, tasks, ...)`` array: seeds, then tasks within
+    each (trailing axes move together)."""
     rng = np.random.default_rng(seed)
-    n_seeds, n_tasks = matrix.shape
+    n_seeds, n_tasks = matrix.shape[:2]
     seed_rows = rng.integers(0, n_seeds, size=(resamples, n_seeds))  # (R, S)
     task_cols = rng.integers(0, n_tasks, size=(resamples, n_seeds, n_tasks))  # (R, S, T)
-    return matrix[seed_rows[:, :, None], task_cols]  # (R, S, T)
+    return matrix[seed_rows[:, :, None], task_cols]  # (R, S, T, ...)
 
 
 def _percentile_interval(estimate: float, resampled: np.ndarray, confidence: float) -> Interval:
