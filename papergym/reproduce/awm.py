@@ -102,8 +102,9 @@ class Args(WarmStartArgs):
     """Three-page annual reports, one distractor per evidence fact, eight actions at most (see above)."""
     family_key: str = "question_type"
     """The reset-info key naming a task's question type."""
-    steps: int | None = 24
-    """GRPO steps per arm (the budget; inferred to fit the CPU budget)."""
+    steps: int | None = 12
+    """GRPO steps per arm (the budget: what fits 20 minutes of 2 CPU cores with the SFT warm start and the
+    evaluations, from measured CPU seconds: about 12 s per step of 16 episodes, 450 s of SFT)."""
     prompts_per_step: int = 2
     """Tasks per GRPO step."""
     group_size: int = 8
@@ -114,7 +115,7 @@ class Args(WarmStartArgs):
     """Token budget of one action (the oracle's longest memory, three facts, is about 48 tokens)."""
     eval_tasks: int = 32
     """Held-out test tasks per reading."""
-    eval_samples: int = 4
+    eval_samples: int = 2
     """Samples per held-out task (temperature 1)."""
     sft_episodes: int = 800
     """Oracle demonstrations of the SFT warm start (four contexts each)."""
@@ -235,6 +236,7 @@ def run(args: Args) -> dict[str, Any]:
                 {reading: evaluate(args, final, reading) for reading in READINGS}
             )
     summary = summarise(scores)
+    summary["setting"] = setting(args)
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
     plot(out, args, curves)
     table = section(summary, png="awm_curves.png" if args.write else None)
@@ -244,6 +246,13 @@ def run(args: Args) -> dict[str, Any]:
         report.write_readme_section(args.write, NAME, table)
     summary["out"] = str(out)
     return summary
+
+
+def setting(args: Args) -> dict[str, Any]:
+    """The budget and setting of this run, as the README section states them."""
+    keys = ("model", "seeds", "steps", "prompts_per_step", "group_size", "lr", "max_new_tokens", "eval_tasks",
+            "eval_samples", "sft_episodes", "sft_steps", "env_kw", "smoke")  # fmt: skip
+    return {key: getattr(args, key) for key in keys}
 
 
 def _matrix(per_seed: list[dict[str, dict[str, list[float]]]], reading: str, key: str) -> np.ndarray:
@@ -343,11 +352,24 @@ def section(summary: dict[str, Any], png: str | None = None) -> str:
         }
         for reading, d in summary["differences"].items()
     ]
+    run = summary.get("setting") or {}
+    budget = (
+        f"Run: {run.get('seeds')} seeds × {run.get('steps')} GRPO steps of {run.get('prompts_per_step')} "
+        f"tasks × G={run.get('group_size')} per arm (lr {run.get('lr')}, ≤ {run.get('max_new_tokens')} tokens per "
+        f"action) from `--model {run.get('model')}`"
+        + (f" (SFT: {run.get('sft_steps')} steps on {run.get('sft_episodes')} oracle episodes)"
+           if run.get("model") == "tiny" else "")
+        + f"; evaluation: {run.get('eval_tasks')} held-out tasks × {run.get('eval_samples')} samples per "
+        f"reading; env kwargs `{' '.join(run.get('env_kw', []))}`."
+    )  # fmt: skip
     parts = [
         "### AWM: four-cell reward vs answer-only GRPO (`papergym reproduce awm`)",
-        "Held-out MemoryQA-v0 tasks (3-page annual reports, difficulty 1), sampled at temperature 1; 95% "
-        "stratified bootstrap over seeds × tasks (the last column: the share of correct answers, its "
-        "interval from the same resamples; the base is evaluated once):",
+        budget,
+        "Held-out MemoryQA-v0 tasks, sampled at temperature 1; 95% stratified bootstrap over seeds × tasks "
+        "(the last column: the share of correct answers, its interval from the same resamples; the base is "
+        "evaluated once). Memory-only answerable: the env's extractive reader, given only the question and "
+        "the final memory (no page), returns the gold answer; an episode cut before its answer counts as "
+        "neither correct nor answerable.",
         report.markdown_table(rows, columns),
         "Paired differences (paper direction: + for both; the verdict from the interval):",
         report.markdown_table(diff_rows, diff_columns),
