@@ -355,8 +355,8 @@ def section(summary: dict[str, Any], png: str | None = None) -> str:
     run = summary.get("setting") or {}
     budget = (
         f"Run: {run.get('seeds')} seeds × {run.get('steps')} GRPO steps of {run.get('prompts_per_step')} "
-        f"tasks × G={run.get('group_size')} per arm (lr {run.get('lr')}, ≤ {run.get('max_new_tokens')} tokens per "
-        f"action) from `--model {run.get('model')}`"
+        f"tasks × G={run.get('group_size')} per arm (lr {run.get('lr')}, ≤ {run.get('max_new_tokens')} "
+        f"tokens per action) from `--model {run.get('model')}`"
         + (f" (SFT: {run.get('sft_steps')} steps on {run.get('sft_episodes')} oracle episodes)"
            if run.get("model") == "tiny" else "")
         + f"; evaluation: {run.get('eval_tasks')} held-out tasks × {run.get('eval_samples')} samples per "
