@@ -237,6 +237,7 @@ def run(args: Args) -> dict[str, Any]:
             )
     summary = summarise(scores)
     summary["setting"] = setting(args)
+    summary["training"] = training_means(curves)
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
     plot(out, args, curves)
     table = section(summary, png="awm_curves.png" if args.write else None)
@@ -246,6 +247,21 @@ def run(args: Args) -> dict[str, Any]:
         report.write_readme_section(args.write, NAME, table)
     summary["out"] = str(out)
     return summary
+
+
+def training_means(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict[str, dict[str, Any]]:
+    """Per arm, the share of training episodes answered correctly and with an answerable memory, averaged
+    over the steps of each seed (95% interval over seeds)."""
+    return {
+        arm: {
+            key: report.stratified_bootstrap(
+                [float(np.mean([r[key] for r in rows])) for rows in per_seed.values()]
+            )
+            for key in MEASURES
+        }
+        for arm, per_seed in curves.items()
+        if per_seed and all(per_seed.values())
+    }
 
 
 def setting(args: Args) -> dict[str, Any]:
@@ -395,4 +411,12 @@ def reading(summary: dict[str, Any]) -> str:
         f"(paper +2.3 to +2.7 points): **{acc['direction']}**; memory-only answerability "
         f"{_pct(ans['difference'])}: **{ans['direction']}** (the paper's mechanism predicts a rise).",
     ]
+    training = summary.get("training") or {}
+    if training and all(t["answerable"].high == 0.0 for t in training.values()):
+        parts.append(
+            "No training episode of either arm left an answerable memory. Then the four-cell reward is 0.5 × "
+            "the answer-only outcome plus the same format term, so after GRPO's per-group normalisation the "
+            "two arms' advantages nearly coincide: the mechanism had nothing to act on, and this run cannot "
+            "test the claim."
+        )
     return " ".join(parts)

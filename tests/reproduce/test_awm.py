@@ -105,6 +105,19 @@ def test_summary_reads_the_paired_differences() -> None:
     assert summary["measures"]["base"]["gold"]["unsupported_share"].mean == pytest.approx(0.5)
     text = awm.section(summary)
     assert "**matches**" in text and "42.5%" in text and "| four_cell | gold pages only |" in text
+    assert "nothing to act on" not in text
+
+
+def test_reading_says_when_no_memory_was_ever_answerable() -> None:
+    rows = [{"step": 0.0, "reward": 0.1, "accuracy": 0.25, "answerable": 0.0}] * 3
+    curves = {arm: {0: rows, 1: rows} for arm in awm.TRAINED_ARMS}
+    training = awm.training_means(curves)
+    assert training["four_cell"]["accuracy"].mean == pytest.approx(0.25)
+    scores = {arm: [_scores(0.2, 0.0)] * 2 for arm in awm.ARMS}
+    summary = {**awm.summarise(scores), "training": training}
+    assert "nothing to act on" in awm.reading(summary)
+    curves["four_cell"][1] = [{**rows[0], "answerable": 0.5}]
+    assert "nothing to act on" not in awm.reading({**summary, "training": awm.training_means(curves)})
 
 
 def test_smoke_run_writes_results_png_and_readme_section(tmp_path: Path) -> None:
