@@ -15,6 +15,14 @@ an episode is four actions), one distractor per evidence fact (``difficulty=1``)
 the env's default limit of 100). Every question type stays (single fact, a total over 2-3 subjects, a
 comparison), and so does the env's default guessable share (0.3).
 
+The SFT budget (800 oracle episodes, 300 steps of 16 contexts) was fixed before any arm ran, from one
+calibration run of `papergym.baselines.sft` with these settings, its checkpoints at 100 and 200 steps
+each evaluated on 16 held-out tasks × 2 samples in both readings: at 100 steps the policy wrote
+well-formed memories and answers but of the wrong facts (0 of 32 correct, 0 answerable, in each reading);
+at 200 steps 0/32 whole-document and 1/32 gold-page answers were correct, none answerable (the memories
+name the asked attribute with a wrong subject or value). A larger budget does not fit the CPU budget, so
+the base is weak, and the section says what that leaves the mechanism to act on.
+
 Arms (`papergym.baselines.grpo`, one config each, built by `papergym.reproduce.driver.grpo_config`):
 
 - ``answer_only``: GRPO on the env's own reward (``outcome`` 1 for a right answer, the format penalty);
@@ -125,6 +133,8 @@ class Args(WarmStartArgs):
     """SFT batch size."""
     smooth: int = 4
     """Steps per point of the learning-curve figure (a moving window)."""
+    note: str = ""
+    """A sentence the README section prints about how this run was made (e.g. a reused warm start)."""
 
 
 SMOKE: dict[str, Any] = {
@@ -267,7 +277,7 @@ def training_means(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict
 def setting(args: Args) -> dict[str, Any]:
     """The budget and setting of this run, as the README section states them."""
     keys = ("model", "seeds", "steps", "prompts_per_step", "group_size", "lr", "max_new_tokens", "eval_tasks",
-            "eval_samples", "sft_episodes", "sft_steps", "env_kw", "smoke")  # fmt: skip
+            "eval_samples", "sft_episodes", "sft_steps", "env_kw", "smoke", "note")  # fmt: skip
     return {key: getattr(args, key) for key in keys}
 
 
@@ -377,6 +387,7 @@ def section(summary: dict[str, Any], png: str | None = None) -> str:
            if run.get("model") == "tiny" else "")
         + f"; evaluation: {run.get('eval_tasks')} held-out tasks × {run.get('eval_samples')} samples per "
         f"reading; env kwargs `{' '.join(run.get('env_kw', []))}`."
+        + (f" {run['note']}" if run.get("note") else "")
     )  # fmt: skip
     parts = [
         "### AWM: four-cell reward vs answer-only GRPO (`papergym reproduce awm`)",
