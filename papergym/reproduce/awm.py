@@ -423,11 +423,32 @@ def reading(summary: dict[str, Any]) -> str:
         f"{_pct(ans['difference'])}: **{ans['direction']}** (the paper's mechanism predicts a rise).",
     ]
     training = summary.get("training") or {}
-    if training and all(t["answerable"].high == 0.0 for t in training.values()):
+    if training:
+        shares = "; ".join(
+            f"{arm}: accuracy {_pct(t['accuracy'])}, answerable {_pct(t['answerable'])}"
+            for arm, t in training.items()
+        )
         parts.append(
-            "No training episode of either arm left an answerable memory. Then the four-cell reward is 0.5 × "
-            "the answer-only outcome plus the same format term, so after GRPO's per-group normalisation the "
-            "two arms' advantages nearly coincide: the mechanism had nothing to act on, and this run cannot "
-            "test the claim."
+            f"Training episodes (mean over steps, interval over seeds): {shares}. Where no memory is "
+            "answerable the four-cell reward is 0.5 × the answer-only outcome plus the same format term, so "
+            "after GRPO's per-group normalisation the two arms' advantages nearly coincide; the arms can "
+            "differ only through groups holding an answerable memory."
+        )
+        if all(t["answerable"].high == 0.0 for t in training.values()):
+            parts.append(
+                "No training episode of either arm left an answerable memory: the mechanism had nothing to "
+                "act on, and this run cannot test the claim."
+            )
+    if all(measures[arm][r]["answerable"].high == 0.0 for arm in ARMS for r in READINGS):
+        parts.append(
+            "Plainly: no held-out memory of any arm was answerable, so the policy never reached the regime "
+            "the claim is about; this run neither supports nor refutes it (it needs a base that writes "
+            "answerable memories: a longer warm start or `--model DIR`)."
+        )
+    per_task = summary.get("per_task") or {}
+    if set(TRAINED_ARMS) <= set(per_task) and per_task["answer_only"] == per_task["four_cell"]:
+        parts.append(
+            "The two arms' held-out samples scored identically, task by task and seed by seed (the same "
+            "sampling seeds, and policies that barely differ)."
         )
     return " ".join(parts)

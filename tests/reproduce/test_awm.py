@@ -105,7 +105,8 @@ def test_summary_reads_the_paired_differences() -> None:
     assert summary["measures"]["base"]["gold"]["unsupported_share"].mean == pytest.approx(0.5)
     text = awm.section(summary)
     assert "**matches**" in text and "42.5%" in text and "| four_cell | gold pages only |" in text
-    assert "nothing to act on" not in text
+    assert "nothing to act on" not in text and "scored identically" not in text
+    assert "neither supports nor refutes" not in text
 
 
 def test_reading_says_when_no_memory_was_ever_answerable() -> None:
@@ -116,6 +117,8 @@ def test_reading_says_when_no_memory_was_ever_answerable() -> None:
     scores = {arm: [_scores(0.2, 0.0)] * 2 for arm in awm.ARMS}
     summary = {**awm.summarise(scores), "training": training}
     assert "nothing to act on" in awm.reading(summary)
+    assert "scored identically" in awm.reading(summary)  # every arm got the same per-task scores
+    assert "neither supports nor refutes" in awm.reading(summary)  # no held-out memory was answerable
     curves["four_cell"][1] = [{**rows[0], "answerable": 0.5}]
     assert "nothing to act on" not in awm.reading({**summary, "training": awm.training_means(curves)})
 
