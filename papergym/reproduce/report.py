@@ -98,17 +98,54 @@ def stratified_bootstrap(
     (0.75, True)
     """
     matrix = _as_matrix(scores)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    means = _resampled(matrix, resamples, seed).mean(axis=(1, 2))  # (R,)
+    return _percentile_interval(float(matrix.mean()), means, confidence)
+
+
+def _resampled(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """``(R, S, T, ...)`` stratified resamples of a ``(seeds, tasks, ...)`` array: seeds, then tasks within
+    each (trailing axes move together)."""
     rng = np.random.default_rng(seed)
-    n_seeds, n_tasks = matrix.shape
+    n_seeds, n_tasks = matrix.shape[:2]
     seed_rows = rng.integers(0, n_seeds, size=(resamples, n_seeds))  # (R, S)
     task_cols = rng.integers(0, n_tasks, size=(resamples, n_seeds, n_tasks))  # (R, S, T)
-    resampled = matrix[seed_rows[:, :, None], task_cols]  # (R, S, T)
-    means = resampled.mean(axis=(1, 2))  # (R,)
+    return matrix[seed_rows[:, :, None], task_cols]  # (R, S, T, ...)
+
+
+def _percentile_interval(estimate: float, resampled: np.ndarray, confidence: float) -> Interval:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return Interval(float(matrix.mean()), float(low), float(high), confidence)
+    low, high = np.nanquantile(resampled, [alpha, 1.0 - alpha])
+    return Interval(estimate, float(low), float(high), confidence)
+
+
+def stratified_ratio(
+    numerator: Sequence[Sequence[float]] | np.ndarray,
+    denominator: Sequence[Sequence[float]] | np.ndarray,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Interval | None:
+    """``sum(numerator) / sum(denominator)`` (a share of a subset, e.g. of the correct answers) with the
+    stratified bootstrap interval of the same resamples of (seed, task) cells, both matrices resampled
+    together. Resamples whose denominator is 0 are left out; None when the denominator is 0 overall.
+
+    >>> share = stratified_ratio([[1, 0], [1, 1]], [[2, 1], [1, 2]])
+    >>> round(share.mean, 3), share.low <= share.mean <= share.high
+    (0.5, True)
+    """
+    num, den = _as_matrix(numerator), _as_matrix(denominator)
+    if num.shape != den.shape:
+        raise ValueError(f"numerator and denominator shapes differ: {num.shape} and {den.shape}")
+    if den.sum() <= 0:
+        return None
+    both = _resampled(np.stack([num, den], axis=-1), resamples, seed)  # (R, S, T, 2)
+    sums = both.sum(axis=(1, 2))  # (R, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = np.where(sums[:, 1] > 0, sums[:, 0] / sums[:, 1], np.nan)  # (R,)
+    return _percentile_interval(float(num.sum() / den.sum()), ratios, confidence)
 
 
 def paired_difference(

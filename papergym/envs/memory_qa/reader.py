@@ -56,6 +56,22 @@ def _split_names(listed: str) -> list[str]:
     return [*(n.strip() for n in head.split(",")), last.strip()] if head else [listed.strip()]
 
 
+def parse_question(question: str) -> tuple[str, str, list[str]] | None:
+    """``(question type, attribute, subjects named)`` of one of the env's question templates, read from
+    its text alone; None for other text.
+
+    >>> parse_question("What is the total headcount of Harbor Media and Redstone Foods?")
+    ('aggregate', 'headcount', ['Harbor Media', 'Redstone Foods'])
+    """
+    if match := _COMPARE.search(question):
+        return "compare", ATTRIBUTES_CI[match[1].lower()], [match[2], match[3]]
+    if match := _TOTAL.search(question):
+        return "aggregate", ATTRIBUTES_CI[match[1].lower()], _split_names(match[2])
+    if match := _SINGLE.search(question):
+        return "single", ATTRIBUTES_CI[match[1].lower()], [match[2]]
+    return None
+
+
 class ExtractiveReader:
     """The default `Reader`: a deterministic extractive reader over the env's question templates.
 
@@ -80,21 +96,17 @@ class ExtractiveReader:
         del seed
         if not isinstance(question, str) or not isinstance(context, str):
             return UNKNOWN
-        if match := _COMPARE.search(question):
-            attribute, names = ATTRIBUTES_CI[match[1].lower()], [match[2], match[3]]
-        elif match := _TOTAL.search(question):
-            attribute, names = ATTRIBUTES_CI[match[1].lower()], _split_names(match[2])
-        elif match := _SINGLE.search(question):
-            attribute, names = ATTRIBUTES_CI[match[1].lower()], [match[2]]
-        else:
+        parsed = parse_question(question)
+        if parsed is None:
             return UNKNOWN
+        qtype, attribute, names = parsed
         values = [_value_in(context, name, attribute) for name in names]
         if any(v is None for v in values):
             return UNKNOWN
-        if match.re is _SINGLE:
+        if qtype == "single":
             return values[0]  # type: ignore[return-value]
         numbers = [float(v) for v in values]  # type: ignore[arg-type]
-        if match.re is _TOTAL:
+        if qtype == "aggregate":
             return normalize_answer(str(sum(numbers)))
         if numbers[0] == numbers[1]:
             return UNKNOWN
