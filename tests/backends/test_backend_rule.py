@@ -10,10 +10,11 @@ import gymnasium as gym
 import pytest
 
 import papergym  # noqa: F401  # registers the ids
-from papergym.backends import ModelJudge, ModelReader, ModelUser
+from papergym.backends import ModelCritic, ModelJudge, ModelReader, ModelUser
 from papergym.envs.memory_qa.reader import ExtractiveReader
 from papergym.envs.mobile_gui.world_model_env import SCREEN_CHECK
 from papergym.envs.mobile_gui.world_models import CodeWorldModel, JsonSuccessJudge, SimulatorWorldModel
+from papergym.envs.search.critic import OracleCritic
 from papergym.envs.selfplay.judges import BTJudge, ModelPreferenceJudge
 from papergym.envs.selfplay.selfplay_env import make_judge
 from papergym.envs.service.evaluation import NL_JUDGE_TEMPLATE
@@ -32,6 +33,7 @@ CASES = [
     ("papergym/ServiceAgent-v0", {"domain": "telecom"}, "user", ScriptedUser, "scripted", DeviceModelUser),
     ("papergym/MemoryQA-v0", {}, "reader", ExtractiveReader, "extractive", ModelReader),
     ("papergym/WorldModelGUI-v0", {}, "world_model", SimulatorWorldModel, "simulator", CodeWorldModel),
+    ("papergym/SearchCritic-v0", {"n_passages": 500}, "critic", OracleCritic, "oracle", ModelCritic),
 ]
 
 

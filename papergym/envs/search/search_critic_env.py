@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from papergym.backends.protocols import Critic
+from papergym.backends.protocols import ChatModel, Critic
+from papergym.backends.resolve import resolve_backend
 from papergym.backends.usage import usage_of
 from papergym.core import info_keys as K
 from papergym.core.errors import BackendError
@@ -17,7 +18,7 @@ from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task, TaskGenerator
 from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.search.corpus import get_file_corpus, get_world, load_questions
-from papergym.envs.search.critic import CriticView, OracleCritic
+from papergym.envs.search.critic import CriticView, OracleCritic, cafe_critic
 from papergym.envs.search.knowledge_base import read_attribute
 from papergym.envs.search.questions import (
     QUESTION_TYPES,
@@ -101,6 +102,8 @@ class _State:
     request_step: int | None = None
     prefix: str | None = None
     feedback: str | None = None
+    critic_input: dict[str, Any] | None = None
+    """What the critic was given: ``question`` and ``trajectory`` (the messages so far)."""
     solved: bool = False
 
 
@@ -145,7 +148,9 @@ class SearchCriticEnv(TextEnv):
     - ``n_passages``: corpus size (default 10,000; one passage per entity); ``corpus_seed``: the world's seed.
     - ``retriever``: ``"bm25"`` (bm25s, default; extra ``retrieval``), ``"dense"`` (extra ``retrieval-dense``)
       or any object with ``search(query, *, k, seed)`` returning ``(passage id, contents)`` pairs.
-    - ``critic``: a `Critic`; default `OracleCritic()`. ``cafe_critic(chat_model)`` is CAFE's prompt.
+    - ``critic``: a `Critic`, ``"oracle"`` or a bare `ChatModel` (wrapped by ``cafe_critic``: CAFE's
+      critic prompt); default (None) `OracleCritic()`. A `PolicyChatModel` of the agent's own policy
+      (`papergym.baselines.policy`) makes one model play both roles, as CAFE does.
     - ``feedback_budget``: requests answered per episode (CAFE: 1).
     - ``top_k`` (3, Search-R1), ``max_tool_calls`` (30, CAFE), ``max_queries_per_call`` (5, inferred).
     - ``question_types``: the styles drawn (all four by default); ``test_size``: questions in the test split.
@@ -181,7 +186,7 @@ class SearchCriticEnv(TextEnv):
         n_passages: int = 10_000,
         corpus_seed: int = 0,
         retriever: str | Any = "bm25",
-        critic: Critic | None = None,
+        critic: Critic | str | ChatModel | None = None,
         feedback_budget: int = FEEDBACK_BUDGET,
         top_k: int = TOP_K,
         max_tool_calls: int = MAX_TOOL_CALLS,
@@ -217,13 +222,18 @@ class SearchCriticEnv(TextEnv):
             )
         if (corpus_path is None) != (questions_path is None):
             raise ValueError("real data needs both corpus_path (a corpus jsonl) and questions_path")
-        if critic is not None and not callable(getattr(critic, "feedback", None)):
-            raise ValueError("critic must have a feedback(question, trajectory, *, seed) method")
         self.format = format
         self.n_passages = int(n_passages)
         self.corpus_seed = int(corpus_seed)
         self.retriever = retriever
-        self.critic: Critic = critic if critic is not None else OracleCritic()
+        self.critic: Critic = resolve_backend(
+            critic,
+            role="critic",
+            method="feedback",
+            default=OracleCritic,
+            names={"oracle": OracleCritic},
+            wrap=cafe_critic,  # type: ignore[arg-type]
+        )
         self.feedback_budget = feedback_budget
         self.top_k = top_k
         self.max_tool_calls = max_tool_calls
@@ -360,7 +370,12 @@ class SearchCriticEnv(TextEnv):
             "n_requests": s.requests,
         }
         if s.prefix is not None:
-            segments |= {"prefix": s.prefix, "feedback": s.feedback}
+            seen = s.critic_input or {}
+            critic_input = {
+                "question": seen.get("question", ""),
+                "trajectory": [dict(m) for m in seen.get("trajectory", ())],
+            }
+            segments |= {"prefix": s.prefix, "feedback": s.feedback, "critic_input": critic_input}
         cost = {"critic_calls": s.critic_calls, "critic_tokens": s.critic_tokens, "tool_calls": s.tool_calls}
         info = {K.SEGMENTS: segments, K.COST: cost}
         turn.info = {**turn.info, **info}
@@ -500,6 +515,7 @@ class SearchCriticEnv(TextEnv):
         s.request_step = len(s.actions)
         s.prefix = "\n".join(s.actions)
         s.feedback = text
+        s.critic_input = {"question": s.item.question, "trajectory": [dict(m) for m in messages]}
         return Turn(f"<feedback>{text}</feedback>", info={K.PARSED_ACTION: {"request_feedback": True}})
 
     def _answer(self, raw: str, s: _State) -> Turn:
