@@ -32,14 +32,14 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
 from papergym.baselines import prefix as pfx
 from papergym.baselines.losses import clipped_policy_loss, group_advantages, nonzero_variance_groups
-from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
+from papergym.baselines.policy import PolicyModel, load_policy, pad_right, role_backends, token_logprobs
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes, scripted_tokens
 from papergym.baselines.run import (
     PolicyRunArgs,
@@ -118,6 +118,13 @@ class Args(PolicyRunArgs):
     """A GroupReward: short name (majority_vote, feedback_request) or module:Class; None: the env's return."""
     advantage_hook: str | None = None
     """An AdvantageHook: short name (feedback_shaping) or module:Class; None: one advantage per episode."""
+    policy_roles: list[str] = field(default_factory=list)
+    """Env backend kwargs played by a model: ROLE is the training policy itself, weights shared (CAFE's
+    critic: ``critic``), ROLE=DIR a frozen checkpoint."""
+    role_tokens: int = 64
+    """Token budget of one reply of a model-played role (inferred)."""
+    role_temperature: float = 1.0
+    """Sampling temperature of a model-played role (inferred)."""
     prefix_model: str | None = None
     """The small model writing reasoning prefixes ("tiny" or a checkpoint dir); None: no perturbation."""
     prefix_prob: float = 0.2
@@ -372,7 +379,14 @@ def main(
             policy, args, max_new_tokens=args.max_new_tokens, when="before"
         )
     n = args.prompts_per_step * args.group_size
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
+    roles = role_backends(
+        args.policy_roles,
+        policy,
+        device=args.device,
+        max_tokens=args.role_tokens,
+        temperature=args.role_temperature,
+    )
+    envs = make_envs(args.env, parse_kwargs(args.env_kw) | roles, n)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
     run.restore(optimizer)
     if script is not None and forced is None:

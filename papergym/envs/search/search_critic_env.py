@@ -548,6 +548,13 @@ class SearchCriticEnv(TextEnv):
             info={K.ANSWER: norm, K.PARSED_ACTION: {"answer": answer}, K.CHECKS: checks},
         )
 
+    def chain_found(self) -> int:
+        """Passages of the gold evidence chain retrieved so far. Privileged, like `oracle_action`: for
+        building teacher data (CAFE's recovery SFT locates the first stalled turn with it), never a reward."""
+        s = self._require_state()
+        seen = set(s.retrieved)
+        return sum(self.corpus.position.get(e) in seen for e in s.item.evidence)
+
     def success_check(self) -> bool:
         return self._require_state().solved
 
