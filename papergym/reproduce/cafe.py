@@ -32,6 +32,7 @@ and with the SFT critic. Intervals: stratified bootstrap over (seed, task) (`pap
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -261,12 +262,14 @@ def run(args: Args) -> dict[str, Any]:
     """Warm-start, train every arm on every seed, evaluate and write the report (module docstring)."""
     set_threads(args.threads)
     out = Path(args.out)
+    (out / "progress.jsonl").unlink(missing_ok=True)  # a fresh run starts a fresh log
     warm = warm_base(args)
     base, recovery = recovery_base(args, warm)
     records: dict[str, list[list[EpisodeRecord]]] = {a: [] for a in (*ARMS, "sft_critic")}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {a: {} for a in ARMS}
     rdpo_log: dict[int, list[dict[str, Any]]] = {}
     base_records = evaluate(args, base, base, budget=1)
+    progress(out, "base", -1, base_records, recovery=recovery)
     for seed in range(args.seeds):
         configs = arm_configs(args, base, seed)
         check_rounds(configs, args.rounds)
@@ -275,7 +278,9 @@ def run(args: Args) -> dict[str, Any]:
             if arm == "cafe":
                 rdpo_log[seed] = log
                 records["sft_critic"].append(evaluate(args, final, base, budget=1))
+                progress(out, "sft_critic", seed, records["sft_critic"][-1], rdpo=log)
             records[arm].append(evaluate(args, final, final, budget=0 if arm == "grpo_nofb" else 1))
+            progress(out, arm, seed, records[arm][-1])
     records["base"] = [base_records] * args.seeds
     summary = summarise(records)
     summary |= {
@@ -289,6 +294,15 @@ def run(args: Args) -> dict[str, Any]:
     publish(out, NAME, section(summary), args.write)
     summary["out"] = str(out)
     return summary
+
+
+def progress(out: Path, arm: str, seed: int, recs: list[EpisodeRecord], **extra: Any) -> None:
+    """Append one evaluation's means to ``out/progress.jsonl`` as the run goes (a run stopped early keeps
+    what it measured)."""
+    means = {m: float(np.mean([getattr(r, m) for r in recs])) for m in METRICS}
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "progress.jsonl").open("a") as f:
+        f.write(json.dumps({"arm": arm, "seed": seed, "n": len(recs), **means, **extra}, default=str) + "\n")
 
 
 def _matrix(per_seed: list[list[EpisodeRecord]], metric: str) -> np.ndarray:
