@@ -92,3 +92,28 @@ def test_role_specs_name_the_fix(tiny_policy) -> None:
         role_backends(["critic", "critic"], tiny_policy)
     with pytest.raises(ValueError, match="max_tokens >= 1"):
         PolicyChatModel(tiny_policy, max_tokens=0)
+
+
+def test_grpo_with_policy_roles_asks_the_training_policy_for_feedback(tiny_dir: Path, tmp_path: Path) -> None:
+    from papergym.baselines import grpo
+
+    def script(i: int, env, observation: str) -> str:  # type: ignore[no-untyped-def]
+        return (
+            "<answer>yes</answer>"
+            if observation.startswith("<feedback>")
+            else "<request_feedback></request_feedback>"
+        )
+
+    seen: list = []
+    args = grpo.Args(
+        env="papergym/SearchCritic-v0", env_kw=[f"n_passages={N}"], model=str(tiny_dir),
+        out=str(tmp_path / "g"), steps=1, prompts_per_step=1, group_size=2, max_new_tokens=32, max_turns=3,
+        policy_roles=["critic"], role_tokens=5, group_reward="feedback_request",
+        advantage_hook="feedback_shaping", progress=False, checkpoint_every=0,
+    )  # fmt: skip
+    grpo.main(args, script=script, on_step=lambda step, metrics, episodes: seen.extend(episodes))
+    for episode in seen:
+        segments = episode.trajectory.final_info[K.SEGMENTS]
+        assert segments["n_requests"] == 1 and segments["request_step"] == 0
+        assert segments["critic_input"]["question"] and isinstance(segments["feedback"], str)
+        assert episode.trajectory.steps[0].info[K.COST]["critic_calls"] == 1
