@@ -433,7 +433,16 @@ def setting(args: Args) -> str:
 def reading(summary: dict[str, Any]) -> str:
     """A plain statement of what reproduced, read from the intervals."""
     claims = summary["claims"]
-    parts = [f"{k.replace('_', ' ')}: {v['direction']} ({v['difference']})." for k, v in claims.items()]
+    parts = []
+    if all(m["answered"].high == 0 and m["requested"].high == 0 for m in summary["metrics"].values()):
+        parts.append(
+            "**No arm answered a single held-out question or requested feedback**: at this budget the "
+            "SFT-warmed model never answers or asks within the turn limit, so there was no outcome signal to "
+            "learn from (the rollouts' only reward variance was the format penalty) and every comparison "
+            "below is empty. This run says nothing about CAFE either way; it shows the pipeline running end "
+            "to end."
+        )
+    parts += [f"{k.replace('_', ' ')}: {v['direction']} ({v['difference']})." for k, v in claims.items()]
     rec = summary["recovery"]
     parts.append(f"Recovery SFT: {rec.get('repairs', 0)} repaired failures of {rec.get('failed', 0)}.")
     pairs = [r["pairs"] for log in summary["rdpo"].values() for r in log]

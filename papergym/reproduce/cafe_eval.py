@@ -157,6 +157,7 @@ def training_feedback(trajs: list[Trajectory], metrics: Mapping[str, Any]) -> di
     return {
         "reward": float(metrics["reward"]),
         "success": float(metrics["success"]),
+        "invalid_rate": float(metrics["invalid_rate"]),
         "request_rate": m.request_rate,
         "request_skip_gap": _finite(m.request_skip_gap),
         "hallucination_answered": _finite(m.hallucination_rate),
