@@ -7,7 +7,10 @@ Two steps, each run by its own Python:
    writes every call with tau2's tool-message text::
 
        python benchmarks/tau2_diff.py record --tau2 /tmp/tau2-src --domain retail \\
-           --data ../shared/tau2/retail --tasks 0,5,10 --out retail.json
+           --data ../shared/tau2/retail --tasks 0,5,10 --probes --out retail.json
+
+   ``--probes`` adds the domain's probe calls (`tau2_probes`: every agent tool the gold calls leave out,
+   and error cases) on one more fresh environment.
 
 2. ``diff`` (papergym's Python): replays the same calls on papergym's toolkit over the same folder and
    prints each output that differs; exit status 1 if any does::
@@ -30,6 +33,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from tau2_probes import PROBE_TASK, probe_calls
 
 TAU2_DB = {"retail": "RetailDB", "airline": "FlightDB", "telecom": "TelecomDB"}
 """The tau2 DB class of each domain (``tau2.domains.<domain>.data_model``)."""
@@ -107,15 +112,18 @@ def _telecom_calls(env: Any, task_id: str, gold: Sequence[dict[str, Any]]) -> li
     return [*reads, *first, *again, *gold, *tour, *(dict(call) for call in (*reads, *again))]
 
 
-def record(tau2: Path, domain: str, data: Path, task_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """tau2's output for every gold call of ``task_ids`` (a fresh tau2 environment per task)."""
+def record(
+    tau2: Path, domain: str, data: Path, task_ids: Sequence[str], probes: bool = False
+) -> list[dict[str, Any]]:
+    """tau2's output for every gold call of ``task_ids`` (a fresh tau2 environment per task), then,
+    with ``probes``, for the domain's probe calls (`tau2_probes`) on one more fresh environment."""
     sys.path.insert(0, str(tau2 / "src"))
     env_module = importlib.import_module(f"tau2.domains.{domain}.environment")
     db_class = getattr(importlib.import_module(f"tau2.domains.{domain}.data_model"), TAU2_DB[domain])
     message = importlib.import_module("tau2.data_model.message")
     if domain == "telecom":
-        return _record_telecom(env_module, db_class, message, data, task_ids)
-    calls = _gold_calls(data, task_ids)
+        return _record_telecom(env_module, db_class, message, data, task_ids, probes)
+    calls = _gold_calls(data, task_ids) + (probe_calls(domain) if probes else [])
     env = None
     current = None
     for i, call in enumerate(calls):
@@ -136,7 +144,7 @@ def _respond(env: Any, message: Any, i: int, call: dict[str, Any]) -> None:
 
 
 def _record_telecom(
-    env_module: Any, db_class: Any, message: Any, data: Path, task_ids: Sequence[str]
+    env_module: Any, db_class: Any, message: Any, data: Path, task_ids: Sequence[str], probes: bool
 ) -> list[dict[str, Any]]:
     user_db = importlib.import_module("tau2.domains.telecom.user_data_model").TelecomUserDB
     env_call = importlib.import_module("tau2.data_model.tasks").EnvFunctionCall
@@ -151,11 +159,18 @@ def _record_telecom(
         for call in task_calls:
             _respond(env, message, len(calls), call)
             calls.append(call)
+    if probes:
+        db, phone = db_class.load(str(data / "db.toml")), user_db.load(str(data / "user_db.toml"))
+        env = env_module.get_environment(db=db, user_db=phone)
+        for call in probe_calls("telecom"):
+            _respond(env, message, len(calls), call)
+            calls.append(call)
     return calls
 
 
 def replay(domain: str, data: Path, calls: Sequence[dict[str, Any]]) -> list[str]:
-    """papergym's output text for each recorded call (a fresh database per task)."""
+    """papergym's output text for each recorded call (a fresh database per task; the probe task has no
+    initialization actions)."""
     from papergym.envs.service.db import ServiceDB
     from papergym.envs.service.domains import get_domain
     from papergym.envs.service.tau2_data import load_tau2_folder
@@ -169,7 +184,8 @@ def replay(domain: str, data: Path, calls: Sequence[dict[str, Any]]) -> list[str
     for call in calls:
         if call["task"] != current:
             tools, current = toolkit(ServiceDB(folder.db)), call["task"]
-            for name, arguments in folder.tasks[current].initialization_actions:
+            task = folder.tasks.get(current) if current != PROBE_TASK else None
+            for name, arguments in task.initialization_actions if task is not None else ():
                 tools.call(name, arguments, validate=False)
         if call["requestor"] == "user":
             result = tools.call_user(call["name"], call["arguments"])
@@ -199,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument("--tau2", type=Path, required=True, help="a tau2-bench checkout")
     rec.add_argument("--tasks", required=True, help="comma-separated task ids whose gold calls to replay")
     rec.add_argument("--out", type=Path, required=True)
+    rec.add_argument("--probes", action="store_true", help="also record the domain's probe calls")
     dif = sub.add_parser("diff", help="diff papergym's outputs against a recording")
     dif.add_argument("--recorded", type=Path, required=True)
     for p in (rec, dif):
@@ -206,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--data", type=Path, required=True, help="tau2's data/tau2/domains/<domain>/ folder")
     args = parser.parse_args(argv)
     if args.command == "record":
-        calls = record(args.tau2, args.domain, args.data, args.tasks.split(","))
+        calls = record(args.tau2, args.domain, args.data, args.tasks.split(","), args.probes)
         args.out.write_text(json.dumps(calls, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         sys.stdout.write(f"recorded {len(calls)} calls to {args.out}\n")
         return 0

@@ -10,11 +10,10 @@ import gymnasium as gym
 import pytest
 
 import papergym  # noqa: F401  # registers the ids
-from papergym.backends import ModelCritic, ModelJudge, ModelReader, ModelUser
+from papergym.backends import ModelJudge, ModelReader, ModelUser
 from papergym.envs.memory_qa.reader import ExtractiveReader
 from papergym.envs.mobile_gui.world_model_env import SCREEN_CHECK
 from papergym.envs.mobile_gui.world_models import CodeWorldModel, JsonSuccessJudge, SimulatorWorldModel
-from papergym.envs.search.critic import OracleCritic
 from papergym.envs.selfplay.judges import BTJudge, ModelPreferenceJudge
 from papergym.envs.selfplay.selfplay_env import make_judge
 from papergym.envs.service.evaluation import NL_JUDGE_TEMPLATE
@@ -33,7 +32,6 @@ CASES = [
     ("papergym/ServiceAgent-v0", {"domain": "telecom"}, "user", ScriptedUser, "scripted", DeviceModelUser),
     ("papergym/MemoryQA-v0", {}, "reader", ExtractiveReader, "extractive", ModelReader),
     ("papergym/WorldModelGUI-v0", {}, "world_model", SimulatorWorldModel, "simulator", CodeWorldModel),
-    ("papergym/SearchCritic-v0", {"n_passages": 500}, "critic", OracleCritic, "oracle", ModelCritic),
 ]
 
 
@@ -93,3 +91,24 @@ def test_one_model_user() -> None:
 
     assert not hasattr(service_user, "ModelUser")
     assert issubclass(DeviceModelUser, ModelUser)
+
+
+def test_the_search_envs_critic_and_retriever_follow_the_rule() -> None:
+    pytest.importorskip("bm25s")
+    from papergym.backends import ModelCritic
+    from papergym.envs.search.critic import CAFE_CRITIC_SYSTEM, OracleCritic
+
+    search = "papergym/SearchCritic-v0"
+    assert isinstance(_unwrapped(search).critic, OracleCritic)
+    assert isinstance(_unwrapped(search, critic="oracle").critic, OracleCritic)
+    chat = ScriptedChat("<feedback>Check the second hop.</feedback>")
+    critic = _unwrapped(search, critic=chat).critic
+    assert type(critic) is ModelCritic and critic.model is chat and critic.system_prompt == CAFE_CRITIC_SYSTEM
+    assert _unwrapped(search, critic=critic).critic is critic
+    with pytest.raises(ValueError, match="critic must be None"):
+        _unwrapped(search, critic=42)
+    assert _unwrapped(search).retriever == "bm25" and _unwrapped(search, retriever="bm25").retriever == "bm25"
+    with pytest.raises(ValueError, match="unknown retriever 'tfidf'"):
+        _unwrapped(search, retriever="tfidf")
+    with pytest.raises(ValueError, match="retriever must be None"):
+        _unwrapped(search, retriever=chat)  # a ChatModel is no retriever

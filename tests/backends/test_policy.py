@@ -75,14 +75,14 @@ def test_parse_policy_spec_forms(tmp_path: Path, tiny_checkpoint: Path) -> None:
     assert type(policy.model).__name__ == "HFChatModel"
     with FakeOpenAIServer() as server:
         cached = parse_policy_spec(
-            f"openai:{server.url}#my/model?cache={tmp_path / 'c.db'}&timeout=0.5&max_retries=1"
+            f"openai:{server.url}#my/model?cache={tmp_path / 'c.db'}&timeout=30.5&max_retries=1"
         )
         assert cached is not None and type(cached.model).__name__ == "CachedChatModel"
         inner = cached.model.model  # type: ignore[attr-defined]
         assert (inner.base_url, inner.model, inner.timeout, inner.max_retries) == (
             server.url,
             "my/model",
-            0.5,
+            30.5,  # generous: a real request follows, and a loaded machine must not time it out
             1,
         )
         cached.reset(seed=0)

@@ -40,3 +40,19 @@ def test_service_env_reports_ok_per_call() -> None:
         assert not (terminated or truncated)
     assert [c["ok"] for c in info[K.TOOL_CALLS]] == [True]
     assert info[K.REWARD_COMPONENTS]["process"] == 0.5
+
+
+@pytest.mark.parametrize("fmt", ["cafe", "search_r1"])
+def test_search_env_reports_ok_per_call(fmt: str) -> None:
+    pytest.importorskip("bm25s")
+    env = ProcessReward(gym.make("papergym/SearchCritic-v0", format=fmt), bonus=0.5)
+    env.reset(seed=0)
+    if fmt == "cafe":  # a call the env refuses (unknown tool) is reported and not credited
+        unknown = '<tool_call>{"name": "lookup", "arguments": {"query": ["x"]}}</tool_call>'
+        _, _, _, _, info = env.step(unknown)
+        assert [c["ok"] for c in info[K.TOOL_CALLS]] == [False]
+        assert "process" not in info[K.REWARD_COMPONENTS]
+    _, _, _, _, info = env.step(env.unwrapped.oracle_action())
+    assert [c["name"] for c in info[K.TOOL_CALLS]] == ["search"]
+    assert [c["ok"] for c in info[K.TOOL_CALLS]] == [True]
+    assert info[K.REWARD_COMPONENTS]["process"] == 0.5

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from papergym.backends.protocols import ChatModel, Critic
+from papergym.backends.protocols import ChatModel, Critic, Retriever
 from papergym.backends.resolve import resolve_backend
 from papergym.backends.usage import usage_of
 from papergym.core import info_keys as K
@@ -146,11 +146,13 @@ class SearchCriticEnv(TextEnv):
     ## Arguments
     - ``format``: ``"cafe"`` (default) or ``"search_r1"``.
     - ``n_passages``: corpus size (default 10,000; one passage per entity); ``corpus_seed``: the world's seed.
-    - ``retriever``: ``"bm25"`` (bm25s, default; extra ``retrieval``), ``"dense"`` (extra ``retrieval-dense``)
-      or any object with ``search(query, *, k, seed)`` returning ``(passage id, contents)`` pairs.
-    - ``critic``: a `Critic`, ``"oracle"`` or a bare `ChatModel` (wrapped by ``cafe_critic``: CAFE's
-      critic prompt); default (None) `OracleCritic()`. A `PolicyChatModel` of the agent's own policy
-      (`papergym.baselines.policy`) makes one model play both roles, as CAFE does.
+    - ``retriever``: None or ``"bm25"`` (bm25s, the default; extra ``retrieval``), ``"dense"`` (extra
+      ``retrieval-dense``) or any object with ``search(query, *, k, seed)`` returning ``(passage id,
+      contents)`` pairs.
+    - ``critic``: None or ``"oracle"`` (`OracleCritic`, the default), any `Critic`, or a bare `ChatModel`
+      (it becomes ``cafe_critic(chat_model)``: a `ModelCritic` with CAFE's critic prompt). A
+      `PolicyChatModel` of the agent's own policy (`papergym.baselines.policy`) makes one model play both
+      roles, weights shared, as CAFE does.
     - ``feedback_budget``: requests answered per episode (CAFE: 1).
     - ``top_k`` (3, Search-R1), ``max_tool_calls`` (30, CAFE), ``max_queries_per_call`` (5, inferred).
     - ``question_types``: the styles drawn (all four by default); ``test_size``: questions in the test split.
@@ -185,8 +187,8 @@ class SearchCriticEnv(TextEnv):
         *,
         n_passages: int = 10_000,
         corpus_seed: int = 0,
-        retriever: str | Any = "bm25",
-        critic: Critic | str | ChatModel | None = None,
+        retriever: Retriever | str | None = None,
+        critic: Critic | ChatModel | str | None = None,
         feedback_budget: int = FEEDBACK_BUDGET,
         top_k: int = TOP_K,
         max_tool_calls: int = MAX_TOOL_CALLS,
@@ -201,12 +203,6 @@ class SearchCriticEnv(TextEnv):
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
-        if isinstance(retriever, str) and retriever not in RETRIEVERS:
-            raise ValueError(
-                f"retriever must be one of {RETRIEVERS} or a Retriever object, got {retriever!r}"
-            )
-        if not isinstance(retriever, str) and not callable(getattr(retriever, "search", None)):
-            raise ValueError("a retriever object needs a search(query, *, k, seed) method")
         for name, value, low in (
             ("feedback_budget", feedback_budget, 0),
             ("top_k", top_k, 1),
@@ -225,14 +221,21 @@ class SearchCriticEnv(TextEnv):
         self.format = format
         self.n_passages = int(n_passages)
         self.corpus_seed = int(corpus_seed)
-        self.retriever = retriever
+        # a name stays a name: the index it names is built over this env's corpus (shared per process)
+        self.retriever: Retriever | str = resolve_backend(
+            retriever,
+            role="retriever",
+            method="search",
+            default=lambda: RETRIEVERS[0],
+            names={name: (lambda name=name: name) for name in RETRIEVERS},
+        )
         self.critic: Critic = resolve_backend(
             critic,
             role="critic",
             method="feedback",
             default=OracleCritic,
             names={"oracle": OracleCritic},
-            wrap=cafe_critic,  # type: ignore[arg-type]
+            wrap=cafe_critic,  # type: ignore[arg-type]  # a bare ChatModel with CAFE's critic prompt
         )
         self.feedback_budget = feedback_budget
         self.top_k = top_k
@@ -404,9 +407,8 @@ class SearchCriticEnv(TextEnv):
         for call in parsed.calls:
             error = self._validate(call.name, call.arguments)
             if error:
-                return self._invalid(
-                    error, **{K.PARSED_ACTION: {}, K.TOOL_CALLS: [c.to_dict() for c in parsed.calls]}
-                )
+                calls = [{**c.to_dict(), "ok": False} for c in parsed.calls]
+                return self._invalid(error, **{K.PARSED_ACTION: {}, K.TOOL_CALLS: calls})
             batches.append(list(call.arguments["query"]))
         if s.tool_calls + len(batches) > self.max_tool_calls:
             return self._invalid(
@@ -418,7 +420,7 @@ class SearchCriticEnv(TextEnv):
             "\n".join(results),
             info={
                 K.PARSED_ACTION: {"search": batches},
-                K.TOOL_CALLS: [c.to_dict() for c in parsed.calls],
+                K.TOOL_CALLS: [{**c.to_dict(), "ok": True} for c in parsed.calls],
                 K.TOOL_RESULTS: results,
             },
         )
@@ -435,8 +437,10 @@ class SearchCriticEnv(TextEnv):
                 f"You have used all {self.max_tool_calls} searches; answer now.", **{K.PARSED_ACTION: {}}
             )
         result = self._search([query], s)
+        call = {"name": "search", "arguments": {"query": [query]}, "ok": True}
         return Turn(
-            f"\n\n{result}\n\n", info={K.PARSED_ACTION: {"search": [query]}, K.TOOL_RESULTS: [result]}
+            f"\n\n{result}\n\n",
+            info={K.PARSED_ACTION: {"search": [query]}, K.TOOL_CALLS: [call], K.TOOL_RESULTS: [result]},
         )
 
     def _validate(self, name: str, arguments: Mapping[str, Any]) -> str | None:

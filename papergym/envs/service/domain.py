@@ -99,7 +99,7 @@ class Toolkit:
         """Run one of the user's own tools (validated against `user_tools`), atomically as `call`."""
         tool = self.user_tools().get(name)
         if tool is None:
-            return CallResult(f"Error: unknown device tool {name!r}", None, True, True)
+            return CallResult(f"Error: Tool '{name}' not found.", None, True, True)
         problem = tool.validate(arguments)
         if problem is not None:
             return CallResult(f"Error: {problem}", None, True, True)
@@ -120,14 +120,12 @@ class Toolkit:
         if validate:
             tool = tools.get(name)
             if tool is None:
-                return CallResult(
-                    f"Error: unknown tool {name!r}; available: {', '.join(tools)}", None, True, True
-                )
+                return CallResult(f"Error: Tool '{name}' not found.", None, True, True)  # tau2's text
             problem = tool.validate(arguments)
             if problem is not None:
                 return CallResult(f"Error: {problem}", None, True, True)
         elif name not in tools and name not in self.USER and name not in self.HIDDEN:
-            return CallResult(f"Error: unknown tool {name!r}", None, True, True)
+            return CallResult(f"Error: Tool '{name}' not found.", None, True, True)
         mark = self.db.begin()
         try:
             value = getattr(self, name)(**arguments)

@@ -294,7 +294,7 @@ def test_critic_fault_truncates_with_an_error() -> None:
 def test_bad_constructor_arguments_name_the_fix() -> None:
     for kwargs, match in (
         ({"format": "react"}, "format must be"),
-        ({"retriever": "tfidf"}, "retriever must be"),
+        ({"retriever": "tfidf"}, "unknown retriever 'tfidf'; choose one of"),
         ({"feedback_budget": -1}, "feedback_budget"),
         ({"question_types": ("riddle",)}, "question_types"),
     ):

@@ -99,7 +99,7 @@ def test_the_agent_cannot_call_device_tools_and_the_user_reports_the_phone() -> 
     env = _env()
     env.reset(options={"task_id": TASK_IDS[("service:airplane", "train")][0]})
     obs, *_, info = env.step('<tool_call>{"name": "toggle_airplane_mode", "arguments": {}}</tool_call>')
-    assert "unknown tool" in obs and info[K.INVALID_ACTION]
+    assert "Tool 'toggle_airplane_mode' not found." in obs and info[K.INVALID_ACTION]
     obs, *_ = env.step("Please check your status bar.")
     assert "Airplane Mode" in obs
     obs, *_ = env.step("Please toggle airplane mode.")
@@ -226,11 +226,15 @@ TAU2_TELECOM = os.environ.get("PAPERGYM_TAU2_TELECOM", "")
 
 @pytest.mark.skipif(
     not TAU2_TELECOM,
-    reason="set PAPERGYM_TAU2_TELECOM to a tau2 telecom folder (db.toml, user_db.toml, tasks.json or "
-    "tasks_small.json, split_tasks.json, main_policy.md) to replay tau2's own tasks",
+    reason="set PAPERGYM_TAU2_TELECOM to a tau2 telecom folder (db.toml, user_db.toml, tasks.json, "
+    "tasks_small.json and / or tasks_full.json, split_tasks.json, main_policy.md) to replay tau2's own tasks",
 )
-def test_tau2_telecom_gold_replays_succeed() -> None:
-    task_set = "default" if (Path(TAU2_TELECOM) / "tasks.json").is_file() else "small"
+@pytest.mark.parametrize("task_set", ["default", "small", "full"])
+def test_tau2_telecom_gold_replays_succeed(task_set: str) -> None:
+    from papergym.envs.service.tau2_data import TASK_FILES
+
+    if not (Path(TAU2_TELECOM) / TASK_FILES[task_set]).is_file():
+        pytest.skip(f"{TAU2_TELECOM} has no {TASK_FILES[task_set]}")
     env = _env(tau2_data=TAU2_TELECOM, tau2_task_set=task_set)
     from papergym.envs.service.service_env import _tau2
 

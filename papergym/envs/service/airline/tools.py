@@ -44,9 +44,54 @@ class PaymentInfo(TypedDict):
     amount: float
 
 
+_RESERVATION_FIELDS = (
+    *("reservation_id", "user_id", "origin", "destination", "flight_type", "cabin", "flights"),
+    *("passengers", "payment_history", "created_at", "total_baggages", "nonfree_baggages", "insurance"),
+    "status",
+)
+_USER_FIELDS = (
+    *("user_id", "name", "address", "email", "dob", "payment_methods", "saved_passengers"),
+    *("membership", "reservations"),
+)
+_FLIGHT_FIELDS = ("flight_number", "origin", "destination", "date", "price")
+_PASSENGER_FIELDS = ("first_name", "last_name", "dob")
+_ADDRESS_FIELDS = ("address1", "address2", "city", "country", "state", "zip")
+_METHOD_FIELDS = {"credit_card": ("source", "id", "brand", "last_four")}
+"""tau2's airline models' field orders (``Reservation``, ``User``, ...): its tools dump the models."""
+
+
+def _fields(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """``record`` in a model's field order, an unset optional field null (the model's dump)."""
+    return {name: record.get(name) for name in names}
+
+
 def _reservation_view(reservation: dict[str, Any]) -> dict[str, Any]:
-    """A reservation as tau2's tools return it: its optional ``status`` (last) null when unset."""
-    return {**reservation, "status": reservation.get("status")}
+    """A reservation as tau2's tools return it: the ``Reservation`` model's dump (its field order, nested
+    flights and passengers too, the optional ``status`` null when unset)."""
+    view = _fields(reservation, _RESERVATION_FIELDS)
+    view["flights"] = [_fields(f, _FLIGHT_FIELDS) for f in reservation["flights"]]
+    view["passengers"] = [_fields(p, _PASSENGER_FIELDS) for p in reservation["passengers"]]
+    view["payment_history"] = [_fields(p, ("payment_id", "amount")) for p in reservation["payment_history"]]
+    return view
+
+
+def _method_view(method: dict[str, Any]) -> dict[str, Any]:
+    """A payment method as tau2's ``PaymentMethod`` models dump it: a gift card's or certificate's amount
+    is a float (``500.0``)."""
+    view = _fields(method, _METHOD_FIELDS.get(method["source"], ("source", "id", "amount")))
+    if "amount" in view:
+        view["amount"] = float(view["amount"])
+    return view
+
+
+def _user_view(user: dict[str, Any]) -> dict[str, Any]:
+    """A user as tau2's tools return it: the ``User`` model's dump."""
+    view = _fields(user, _USER_FIELDS)
+    view["name"] = _fields(user["name"], ("first_name", "last_name"))
+    view["address"] = _fields(user["address"], _ADDRESS_FIELDS)
+    view["payment_methods"] = {k: _method_view(m) for k, m in user["payment_methods"].items()}
+    view["saved_passengers"] = [_fields(p, _PASSENGER_FIELDS) for p in user["saved_passengers"]]
+    return view
 
 
 def _dollars(amount: float, what: str) -> int | float:
@@ -198,7 +243,7 @@ class AirlineTools(Toolkit):
         Args:
             user_id: The user id, such as 'sara_doe_496'.
         """
-        return self._user(user_id)
+        return _user_view(self._user(user_id))
 
     def get_reservation_details(self, reservation_id: str) -> dict[str, Any]:
         """Get the details of a reservation.
@@ -427,7 +472,7 @@ class AirlineTools(Toolkit):
             self.db.append(writable["payment_history"], payment)
         self.db.set(writable, "flights", segments)
         self.db.set(writable, "cabin", cabin)
-        return writable
+        return _reservation_view(writable)
 
     def update_reservation_passengers(
         self, reservation_id: str, passengers: list[PassengerInfo]
@@ -465,7 +510,7 @@ class AirlineTools(Toolkit):
             self.db.append(writable["payment_history"], payment)
         self.db.set(writable, "total_baggages", total_baggages)
         self.db.set(writable, "nonfree_baggages", nonfree_baggages)
-        return writable
+        return _reservation_view(writable)
 
     def send_certificate(self, user_id: str, amount: float) -> str:
         """Send a travel certificate to a user, as compensation. Be careful!

@@ -61,7 +61,7 @@ def evaluate_arithmetic(expression: str) -> float:
     try:
         return value(tree.body)
     except ZeroDivisionError as exc:
-        raise ToolError("Division by zero") from exc
+        raise ToolError("division by zero") from exc  # ZeroDivisionError's text, as tau2 shows it
     except (RecursionError, OverflowError) as exc:
         raise ToolError("Invalid expression") from exc
 
