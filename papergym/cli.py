@@ -352,6 +352,7 @@ TRAINERS = {
     "mopd": "papergym.baselines.mopd:main",
     "merge": "papergym.baselines.merge:main",
     "jzero": "papergym.baselines.jzero:main",
+    "rdpo": "papergym.baselines.rdpo:main",
     "world_model": "papergym.baselines.world_model:main",
 }
 """``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from papergym.baselines import prefix as pfx
 from papergym.baselines.losses import clipped_policy_loss, group_advantages, nonzero_variance_groups
-from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
+from papergym.baselines.policy import PolicyModel, load_policy, pad_right, role_backends, token_logprobs
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes, scripted_tokens
 from papergym.baselines.run import (
     PolicyRunArgs,
@@ -126,6 +126,13 @@ class Args(PolicyRunArgs):
     advantage_hook_kw: list[str] = field(default_factory=list)
     """The hook's constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g.
     ``noise=0.2`` for ``influence``."""
+    policy_roles: list[str] = field(default_factory=list)
+    """Env backend kwargs played by a model: ROLE is the training policy itself, weights shared (CAFE's
+    critic: ``critic``), ROLE=DIR a frozen checkpoint."""
+    role_tokens: int = 64
+    """Token budget of one reply of a model-played role (inferred)."""
+    role_temperature: float = 1.0
+    """Sampling temperature of a model-played role (inferred)."""
     prefix_model: str | None = None
     """The small model writing reasoning prefixes ("tiny" or a checkpoint dir); None: no perturbation."""
     prefix_prob: float = 0.2
@@ -177,11 +184,12 @@ def _anchors(args: Args, setup: _Setup, model: Any, resumed: bool) -> tuple[Any,
     return None, parameter_snapshot(model)
 
 
-def training_envs(args: Args, n: int) -> list[Any]:
-    """``n`` training envs of ``args.env``, each wrapped in ``args.env_wrapper`` when one is named."""
+def training_envs(args: Args, n: int, *, backends: Mapping[str, Any] | None = None) -> list[Any]:
+    """``n`` training envs of ``args.env`` (``backends``: env backend kwargs played by a model, from
+    `role_backends`), each wrapped in ``args.env_wrapper`` when one is named."""
     from papergym.wrappers import WRAPPERS
 
-    envs = make_envs(args.env, parse_kwargs(args.env_kw), n)
+    envs = make_envs(args.env, parse_kwargs(args.env_kw) | dict(backends or {}), n)
     if args.env_wrapper is None:
         return envs
     return [resolve(args.env_wrapper, WRAPPERS, env=env) for env in envs]
@@ -396,7 +404,14 @@ def main(
             policy, args, max_new_tokens=args.max_new_tokens, when="before"
         )
     n = args.prompts_per_step * args.group_size
-    envs = training_envs(args, n)
+    roles = role_backends(
+        args.policy_roles,
+        policy,
+        device=args.device,
+        max_tokens=args.role_tokens,
+        temperature=args.role_temperature,
+    )
+    envs = training_envs(args, n, backends=roles)
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
     run.restore(optimizer)
     if script is not None and forced is None:

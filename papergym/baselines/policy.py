@@ -282,3 +282,91 @@ def completion_logits(
         mask[i, : len(c)] = 1.0
     gathered = logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1]))  # (B, Tc, V)
     return gathered, mask
+
+
+class PolicyChatModel:
+    """A `PolicyModel` as a `ChatModel` that shares its weights: the same model object answers chat requests
+    (a role such as CAFE's critic, with the role's own prompt), so every update of the policy changes the
+    role too.
+
+    Args:
+        policy: the policy whose model answers.
+        max_tokens: caps every reply (None: the caller's ``max_tokens``).
+        temperature: the sampling temperature of every reply, instead of the caller's (None: the
+            caller's); a role played while training samples, so its replies vary.
+
+    ``chat`` samples with `sample` (greedy at temperature 0) under ``torch.no_grad`` and restores the
+    model's train/eval mode; a call without a seed uses seed 0, so a replay is exact.
+    """
+
+    def __init__(
+        self, policy: PolicyModel, *, max_tokens: int | None = None, temperature: float | None = None
+    ) -> None:
+        if (max_tokens is not None and max_tokens < 1) or (temperature is not None and temperature < 0):
+            raise ValueError(f"need max_tokens >= 1 and temperature >= 0, got {max_tokens}, {temperature}")
+        self.policy = policy
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.model_id = f"policy:{id(policy.model):x}"
+
+    def __repr__(self) -> str:
+        return f"PolicyChatModel({type(self.policy.model).__name__})"
+
+    def chat(
+        self,
+        messages: Sequence[dict[str, Any]],
+        *,
+        seed: int | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+    ) -> str:
+        """The policy's reply to ``messages`` (new tokens only, stop and special tokens dropped)."""
+        torch = require("torch", "llm")
+        prompt = self.policy.encode_chat(messages)
+        model = self.policy.model
+        training = model.training
+        model.eval()
+        try:
+            with torch.no_grad():
+                out = sample(
+                    self.policy,
+                    [prompt],
+                    row_seeds=[0 if seed is None else int(seed)],
+                    max_new_tokens=min(max_tokens, self.max_tokens or max_tokens),
+                    temperature=temperature if self.temperature is None else self.temperature,
+                )
+        finally:
+            model.train(training)
+        return self.policy.decode(out.tokens[0]).strip()
+
+
+def role_backends(
+    roles: Sequence[str],
+    policy: PolicyModel,
+    *,
+    device: str = "cpu",
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+) -> dict[str, Any]:
+    """Env backend kwargs played by models: ``ROLE`` is the training ``policy`` itself (a `PolicyChatModel`
+    sharing its weights), ``ROLE=DIR`` a frozen checkpoint. The env wraps each bare `ChatModel` in its
+    role's model-backed class (the backend rule of `papergym.backends`); ``max_tokens`` and
+    ``temperature`` go to every `PolicyChatModel`.
+
+    >>> role_backends([], None)
+    {}
+    """
+    out: dict[str, Any] = {}
+    for spec in roles:
+        role, sep, path = spec.partition("=")
+        if not role.isidentifier() or (sep and not path):
+            raise ValueError(f"a role is NAME or NAME=CHECKPOINT_DIR, got {spec!r}")
+        if role in out:
+            raise ValueError(f"role {role!r} given twice")
+        if sep:
+            frozen = load_policy(path, device=device)
+            frozen.model.eval().requires_grad_(False)
+            out[role] = PolicyChatModel(frozen, max_tokens=max_tokens, temperature=temperature)
+        else:
+            out[role] = PolicyChatModel(policy, max_tokens=max_tokens, temperature=temperature)
+    return out

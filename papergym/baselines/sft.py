@@ -133,8 +133,14 @@ def update(
     }
 
 
-def main(args: Args) -> dict[str, Any]:
-    """Train; returns the final metrics (loss, and success before/after when ``eval_tasks > 0``)."""
+def main(args: Args, *, extra: Sequence[Segment] = ()) -> dict[str, Any]:
+    """Train; returns the final metrics (loss, and success before/after when ``eval_tasks > 0``).
+
+    Args:
+        args: the settings.
+        extra: more trainable contexts mixed with the oracle's (e.g. CAFE's recovery data,
+            `papergym.baselines.recovery`); with ``episodes=0`` they are the only data.
+    """
     torch = require("torch", "llm")
     run = start_run(args, total_steps=args.steps, desc="sft")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
@@ -143,7 +149,9 @@ def main(args: Args) -> dict[str, Any]:
         result["success_before"] = evaluate_args(
             policy, args, max_new_tokens=args.max_new_tokens, when="before"
         )
-    contexts = demonstration_contexts(policy, args)
+    contexts = (demonstration_contexts(policy, args) if args.episodes else []) + list(extra)
+    if not contexts:
+        raise ValueError("no training contexts: set episodes > 0 or pass extra contexts")
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     run.restore(optimizer)
     policy.model.train()

@@ -50,8 +50,8 @@ HIDDEN_LABEL = "hidden_label"
 """str: the gold answer of a label-free env (TestTime); evaluation only."""
 SEGMENTS = "segments"
 """dict: the step's part of a feedback trajectory (SearchCritic): ``segment`` ("pre", "request", "post"),
-``request_step`` (-1 before a request), ``n_requests``, and once feedback was given ``prefix`` and
-``feedback``."""
+``request_step`` (-1 before a request), ``n_requests``, and once feedback was given ``prefix``,
+``feedback`` and ``critic_input`` (the ``question`` and ``trajectory`` messages the critic was given)."""
 QUESTION_TYPE = "question_type"
 """str: the question's style (SearchCritic: compositional, comparison, inference, bridge_comparison;
 MemoryQA: ``single``, ``aggregate``, ``compare``)."""

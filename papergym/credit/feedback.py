@@ -164,12 +164,17 @@ class RDPOPair:
         chosen: the feedback of the successful rollout (f⁺).
         rejected: the feedback of the failed rollout (f⁻).
         similarity: token-set Jaccard of the two pre-request prefixes.
+        question: the question the critic was given on the successful rollout ("" when not recorded).
+        trajectory: the messages the critic was given there (the successful history up to its request);
+            with ``question``, the critic's input, so the critic role is trained on what it saw.
     """
 
     prompt: str
     chosen: str
     rejected: str
     similarity: float
+    question: str = ""
+    trajectory: tuple[Mapping[str, str], ...] = ()
 
 
 def jaccard(a: str, b: str) -> float:
@@ -203,7 +208,10 @@ def rdpo_pairs(group: Sequence[Trajectory], *, threshold: float = JACCARD_THRESH
             sim = jaccard(sg["prefix"], sb["prefix"])
             if sim >= threshold:
                 prompt = f"{_task_text(good)}\n\n{sg['prefix']}".strip()
-                pairs.append(RDPOPair(prompt, sg["feedback"], sb["feedback"], sim))
+                seen = sg.get("critic_input") or {}
+                history = tuple(dict(m) for m in seen.get("trajectory", ()))
+                question = str(seen.get("question", ""))
+                pairs.append(RDPOPair(prompt, sg["feedback"], sb["feedback"], sim, question, history))
     return pairs
 
 

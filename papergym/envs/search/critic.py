@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from papergym.backends.model_roles import ModelCritic
+from papergym.backends.model_roles import ModelCritic, render_dialogue
 from papergym.backends.protocols import ChatModel, Message
 from papergym.envs.search.corpus import Corpus
 from papergym.envs.search.questions import QAItem, normalize_answer
@@ -37,8 +37,28 @@ _GENERIC = (
 
 
 def cafe_critic(model: ChatModel, **kwargs: object) -> ModelCritic:
-    """A `ModelCritic` with CAFE's critic prompt (envs.md §3.2); extra kwargs go to `ModelCritic`."""
+    """A `ModelCritic` with CAFE's critic prompt (envs.md §3.2); extra kwargs go to `ModelCritic`.
+
+    ``cafe_critic(PolicyChatModel(policy))`` (`papergym.baselines.policy`) is CAFE's shared critic: the
+    agent's own model, weights shared, prompted as the critic.
+    """
     return ModelCritic(model, system_prompt=CAFE_CRITIC_SYSTEM, template=CAFE_CRITIC_TEMPLATE, **kwargs)  # type: ignore[arg-type]
+
+
+def cafe_critic_messages(question: str, trajectory: Sequence[Message]) -> list[Message]:
+    """The chat messages `cafe_critic` sends for ``(question, trajectory)``: the critic role's context, as
+    RDPO and the recovery SFT train it."""
+    user = CAFE_CRITIC_TEMPLATE.format(question=question, trajectory=render_dialogue(trajectory))
+    return [{"role": "system", "content": CAFE_CRITIC_SYSTEM}, {"role": "user", "content": user}]
+
+
+def feedback_completion(text: str) -> str:
+    """The critic's reply as it is trained: the feedback inside ``<feedback></feedback>`` (CAFE's format).
+
+    >>> feedback_completion("Search the director.")
+    '<feedback>Search the director.</feedback>'
+    """
+    return f"<feedback>{text.strip()}</feedback>"
 
 
 @dataclass

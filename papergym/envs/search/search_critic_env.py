@@ -102,6 +102,8 @@ class _State:
     request_step: int | None = None
     prefix: str | None = None
     feedback: str | None = None
+    critic_input: dict[str, Any] | None = None
+    """What the critic was given: ``question`` and ``trajectory`` (the messages so far)."""
     solved: bool = False
 
 
@@ -148,7 +150,9 @@ class SearchCriticEnv(TextEnv):
       ``retrieval-dense``) or any object with ``search(query, *, k, seed)`` returning ``(passage id,
       contents)`` pairs.
     - ``critic``: None or ``"oracle"`` (`OracleCritic`, the default), any `Critic`, or a bare `ChatModel`
-      (it becomes ``cafe_critic(chat_model)``: a `ModelCritic` with CAFE's critic prompt).
+      (it becomes ``cafe_critic(chat_model)``: a `ModelCritic` with CAFE's critic prompt). A
+      `PolicyChatModel` of the agent's own policy (`papergym.baselines.policy`) makes one model play both
+      roles, weights shared, as CAFE does.
     - ``feedback_budget``: requests answered per episode (CAFE: 1).
     - ``top_k`` (3, Search-R1), ``max_tool_calls`` (30, CAFE), ``max_queries_per_call`` (5, inferred).
     - ``question_types``: the styles drawn (all four by default); ``test_size``: questions in the test split.
@@ -369,7 +373,12 @@ class SearchCriticEnv(TextEnv):
             "n_requests": s.requests,
         }
         if s.prefix is not None:
-            segments |= {"prefix": s.prefix, "feedback": s.feedback}
+            seen = s.critic_input or {}
+            critic_input = {
+                "question": seen.get("question", ""),
+                "trajectory": [dict(m) for m in seen.get("trajectory", ())],
+            }
+            segments |= {"prefix": s.prefix, "feedback": s.feedback, "critic_input": critic_input}
         cost = {"critic_calls": s.critic_calls, "critic_tokens": s.critic_tokens, "tool_calls": s.tool_calls}
         info = {K.SEGMENTS: segments, K.COST: cost}
         turn.info = {**turn.info, **info}
@@ -510,6 +519,7 @@ class SearchCriticEnv(TextEnv):
         s.request_step = len(s.actions)
         s.prefix = "\n".join(s.actions)
         s.feedback = text
+        s.critic_input = {"question": s.item.question, "trajectory": [dict(m) for m in messages]}
         return Turn(f"<feedback>{text}</feedback>", info={K.PARSED_ACTION: {"request_feedback": True}})
 
     def _answer(self, raw: str, s: _State) -> Turn:
@@ -541,6 +551,13 @@ class SearchCriticEnv(TextEnv):
             terminated=True,
             info={K.ANSWER: norm, K.PARSED_ACTION: {"answer": answer}, K.CHECKS: checks},
         )
+
+    def chain_found(self) -> int:
+        """Passages of the gold evidence chain retrieved so far. Privileged, like `oracle_action`: for
+        building teacher data (CAFE's recovery SFT locates the first stalled turn with it), never a reward."""
+        s = self._require_state()
+        seen = set(s.retrieved)
+        return sum(self.corpus.position.get(e) in seen for e in s.item.evidence)
 
     def success_check(self) -> bool:
         return self._require_state().solved

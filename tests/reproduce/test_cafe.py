@@ -1,0 +1,114 @@
+"""``papergym reproduce cafe``: arms that differ only in CAFE's mechanism, the hallucination measure, the
+smoke run end to end and ``--model DIR``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("tyro")
+pytest.importorskip("bm25s")
+
+from papergym.baselines import grpo, rdpo
+from papergym.cli import main as cli
+from papergym.core.trajectory import OraclePolicy, rollout
+from papergym.envs.search.search_critic_env import SearchCriticEnv
+from papergym.reproduce import cafe, driver
+from papergym.reproduce.cafe_eval import record
+from tests.reproduce.model_dir import run_on_a_model_dir
+
+
+def _args(tmp_path: Path, **overrides) -> cafe.Args:
+    args = driver.resolve_args(cafe, cafe.Args(smoke=True, out=str(tmp_path)), "cafe")
+    return dataclasses.replace(args, **overrides)
+
+
+def test_arms_differ_only_in_the_mechanism_and_chain_their_rounds(tmp_path: Path) -> None:
+    configs = cafe.arm_configs(_args(tmp_path, rounds=2), "BASE", seed=1)
+    cafe.check_rounds(configs, 2)
+    assert [type(s) for s in configs["cafe"]] == [grpo.Args, rdpo.Args, grpo.Args, rdpo.Args]
+    assert [type(s) for s in configs["grpo_fb"]] == [grpo.Args, grpo.Args]
+    assert {c[0].model for c in configs.values()} == {"BASE"}
+    assert configs["cafe"][2].model == str(Path(configs["cafe"][1].out) / "final")  # RDPO feeds round 2
+    assert configs["grpo_fb"][0].policy_roles == ["critic"]  # the policy is its own critic
+    assert "feedback_budget=0" in configs["grpo_nofb"][0].env_kw
+    assert configs["cafe"][0].group_reward == "feedback_request"
+    assert configs["cafe"][0].advantage_hook == "feedback_shaping"
+    assert configs["grpo_fb"][0].seed != configs["grpo_fb"][1].seed  # a round draws new tasks
+
+
+CHANGES = [("grpo_nofb", 0, {"lr": 3e-4}), ("cafe", 2, {"beta": 0.0}), ("grpo_fb", 1, {"temperature": 0.7})]
+
+
+@pytest.mark.parametrize(("arm", "stage", "change"), CHANGES)
+def test_check_rounds_catches_a_change_beyond_the_mechanism(tmp_path: Path, arm, stage, change) -> None:
+    configs = cafe.arm_configs(_args(tmp_path, rounds=2), "BASE", seed=0)
+    configs[arm][stage] = dataclasses.replace(configs[arm][stage], **change)
+    with pytest.raises(AssertionError, match="differs"):
+        cafe.check_rounds(configs, 2)
+
+
+class _Answers(OraclePolicy):
+    """The oracle's searches, then ``answer`` (None: the oracle's own answer)."""
+
+    def __init__(self, answer: str | None) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def __call__(self, observation, info):  # type: ignore[no-untyped-def]
+        action = super().__call__(observation, info)
+        if self.answer is not None and "<answer>" in action:
+            return f"<answer>{self.answer}</answer>"
+        return action
+
+
+def test_hallucination_is_a_wrong_answer_found_in_no_retrieved_passage() -> None:
+    env = SearchCriticEnv(n_passages=500, question_types=("compositional",))
+
+    def play(answer: str | None, max_steps: int = 40):  # type: ignore[no-untyped-def]
+        return record(rollout(env, _Answers(answer), seed=0, max_steps=max_steps))
+
+    right, made_up = play(None), play("Quorvax Emberline")
+    traj = rollout(env, OraclePolicy(), seed=0, max_steps=40)
+    title = traj.steps[0].info["tool_results"][0].split("Title: ")[1].split(")")[0]
+    copied = play(title)  # a wrong answer copied from a retrieved passage
+    silent = play(None, max_steps=1)  # no answer before the turn limit: an abstention
+    assert (right.em, right.success, right.hallucinated) == (1.0, 1.0, 0.0)
+    assert (made_up.em, made_up.answered, made_up.hallucinated) == (0.0, 1.0, 1.0)
+    assert (copied.em, copied.hallucinated) == (0.0, 0.0)
+    assert (silent.answered, silent.success, silent.hallucinated) == (0.0, 0.0, 0.0)  # not 1 − success
+
+
+def test_smoke_run_writes_results_table_pngs_and_readme_section(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n\nkept as is\n")
+    out = tmp_path / "run"
+    assert cli(["reproduce", "cafe", "--smoke", "--out", str(out), "--write", str(readme)]) == 0
+    record_ = json.loads((out / "results.json").read_text())
+    assert record_["provenance"]["args"]["smoke"] is True
+    assert set(record_["curves"]) == set(cafe.ARMS) and set(record_["curves"]["cafe"]) == {"0", "1"}
+    point = record_["curves"]["cafe"]["0"][0]
+    assert {"success", "request_rate", "request_skip_gap", "reward"} <= set(point)
+    summary = record_["summary"]
+    assert set(summary["metrics"]) == {*cafe.ARMS, "base", "sft_critic"}
+    assert set(summary["claims"]) >= {"em_cafe_minus_grpo_fb", "em_last_critic_minus_sft_critic"}
+    assert summary["recovery"]["repairs"] >= 0 and len(summary["rdpo"]["0"]) == 1  # one RDPO per round
+    assert (out / "training_success.png").stat().st_size > 0 and (out / "request_rate.png").stat().st_size > 0
+    text = readme.read_text()
+    assert text.startswith("# benchmarks\n\nkept as is\n") and "<!-- reproduce:cafe:begin -->" in text
+    table = (out / "table.md").read_text()
+    (out / "table.md").unlink()
+    assert cli(["reproduce", "cafe", "--render", str(out / "results.json")]) == 0
+    assert (out / "table.md").read_text() == table
+
+
+def test_model_dir_is_used_as_is_for_agent_and_critic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, record_, _ = run_on_a_model_dir("cafe", tmp_path, monkeypatch, env_id="papergym/SearchCritic-v0")
+    assert record_["summary"]["recovery"]["repairs"] == 0 and not (out / "recovery-sft").exists()
+    assert (out / "seed0" / "cafe" / "round0-grpo" / "final").exists()
