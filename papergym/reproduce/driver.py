@@ -186,10 +186,12 @@ def trace_path(args: ReproArgs, model: str, seed: int) -> Path:
     return Path(args.out) / "traces" / f"{name}_s{seed}.jsonl"
 
 
-def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int) -> list[Any]:
+def evaluate_model(
+    args: WarmStartArgs, model: str, *, tasks: int, samples: int, seed: int, max_turns: int | None = None
+) -> list[Any]:
     """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
-    (`papergym.reproduce.evaluation.sample_tasks`); each task's first attempt is recorded step by step
-    at `trace_path`."""
+    (`papergym.reproduce.evaluation.sample_tasks`, ``max_turns`` actions at most per attempt); each
+    task's first attempt is recorded step by step at `trace_path`."""
     from papergym.baselines.policy import load_policy
     from papergym.baselines.run import parse_kwargs
     from papergym.reproduce.evaluation import sample_tasks
@@ -207,6 +209,7 @@ def evaluate_model(args: WarmStartArgs, model: str, *, tasks: int, samples: int,
         max_new_tokens=args.max_new_tokens,
         family_key=args.family_key,
         trace=trace_path(args, model, seed),
+        max_turns=max_turns,
     )
 
 
