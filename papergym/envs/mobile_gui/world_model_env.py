@@ -74,7 +74,7 @@ def imagine(action: str) -> str:
     """An imagined turn that asks the world model about ``action`` (WM-R1's ``call_wm`` inside
     ``<think>``): its call, quoted with double quotes inside ``action='...'``.
 
-    >>> print(imagine("Thought: I go back.\nAction: press_back()"))
+    >>> print(imagine("Action: press_back()"))
     <think>What happens if I press_back()? call_wm(action='press_back()')</think>
     >>> imagine("Action: open_app(app_name='Settings')").count('"Settings"')
     2
