@@ -33,9 +33,7 @@ MISTAKE_RATE = 0.2
 
 def run(rate: float, mistakes: float, episodes: int) -> tuple[float, float]:
     """(judged success rate, true success rate) over ``episodes`` tasks, one per template in turn."""
-    wm = NoisyWorldModel(
-        no_transition=rate, drop=rate, hallucinate=rate, wrong_text=rate, wrong_screen=rate / 4
-    )
+    wm = NoisyWorldModel.at_rate(rate)
     # training=False: the evaluation simulator reports info["true_success"] at the end of each episode
     env = gym.make("papergym/WorldModelGUI-v0", world_model=wm, training=False).unwrapped
     canned = [a for a in env.canned_actions if "finished" not in a]

@@ -198,9 +198,11 @@ def evaluate_model(
     samples: int,
     seed: int,
     on_episode: Callable[[int, Any], None] | None = None,
+    max_turns: int | None = None,
 ) -> list[Any]:
     """``samples`` attempts (temperature 1) at each of ``tasks`` held-out test tasks of ``args.env``
-    (`papergym.reproduce.evaluation.sample_tasks`, which passes every attempt to ``on_episode``); each
+    (`papergym.reproduce.evaluation.sample_tasks`, which passes every attempt to ``on_episode``;
+    ``max_turns`` actions at most per attempt); each
     task's first attempt is recorded step by step at `trace_path`."""
     from papergym.baselines.policy import load_policy
     from papergym.baselines.run import parse_kwargs
@@ -220,6 +222,7 @@ def evaluate_model(
         family_key=args.family_key,
         trace=trace_path(args, model, seed),
         on_episode=on_episode,
+        max_turns=max_turns,
     )
 
 

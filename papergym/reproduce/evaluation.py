@@ -69,6 +69,7 @@ def sample_tasks(
     trace: str | Path | None = None,
     task_ids: Sequence[str] | None = None,
     on_episode: Callable[[int, Trajectory], None] | None = None,
+    max_turns: int | None = None,
 ) -> list[TaskSamples]:
     """Sample ``n`` attempts at each of ``tasks`` held-out tasks (task ``j`` is ``reset(seed=seed + j)``).
 
@@ -81,6 +82,8 @@ def sample_tasks(
     ``{"task_id": task_ids[j]}`` instead of a split, so a fixed problem set (TestTime-v0's) is scored
     problem by problem. ``on_episode(j, trajectory)`` is called with every attempt's trajectory (task
     ``j``), for measures beyond success.
+    ``max_turns`` cuts every attempt at that many actions (a failure unless it
+    succeeded by then; None: the env's own limits).
     """
     if task_ids is not None and len(task_ids) != tasks:
         raise ValueError(f"got {len(task_ids)} task ids for {tasks} tasks")
@@ -106,6 +109,7 @@ def sample_tasks(
                 options=options if task_ids is None else [{"task_id": task_ids[j]} for j, _ in chunk],
                 max_new_tokens=max_new_tokens,
                 temperature=temperature,
+                max_turns=max_turns,
             )
             for (j, m), episode in zip(chunk, episodes, strict=True):
                 if m == 0:

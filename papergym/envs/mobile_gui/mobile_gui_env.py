@@ -60,6 +60,8 @@ class _State:
     """A world model's judge's verdict at ``finished`` (WorldModelGUI-v0)."""
     shown: set[tuple[str, str]] = field(default_factory=set)
     """(screen title, element text) of every screen the agent was shown (the question answers' evidence)."""
+    real_steps: int = 0
+    """Actions the simulator applied in the episode (``info["real_steps"]``: real interactions)."""
 
 
 class MobileGUIEnv(TextEnv):
@@ -72,6 +74,8 @@ class MobileGUIEnv(TextEnv):
     stacks, dialogs, an on-screen keyboard and scrolling lists. Each task instantiates one of AndroidWorld's
     task templates (``info["androidworld_template"]``) from a seed, with its programmatic success check:
     changing data across apps, and question answering (the answer goes in ``finished``'s content).
+    Every valid action is a real interaction: ``info["real_steps"]`` counts the actions the simulator
+    applied so far in the episode (an invalid action applies none), as WorldModelGUI-v0 counts its own.
 
     ## Observation
     The first observation holds the action space, the instruction and the screen; each later one the step
@@ -136,6 +140,7 @@ class MobileGUIEnv(TextEnv):
       new record the task did not create (records could be added freely before), in any app, and for an
       editing task a change to records outside its own apps; MarkorMergeNotes and
       SaveCopyOfReceiptTaskEval no longer count as editing tasks (they must keep every record).
+      Issue 24: ``info["real_steps"]`` (the simulator's applied actions) at reset and every step.
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/MobileGUI-v0")
@@ -276,7 +281,8 @@ class MobileGUIEnv(TextEnv):
         self._phone = Phone(s.phone, self._apps, self.layout)
         self._saw()
         text = f"Instruction: {template.goal(s.params)}\n\nScreen:\n{self._render_screen()}"
-        return Turn(text, info={K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget})
+        info = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget, K.REAL_STEPS: 0}
+        return Turn(text, info=info)
 
     def _saw(self) -> None:
         """Record the screen the agent is shown now (`current_screen`)."""
@@ -325,7 +331,11 @@ class MobileGUIEnv(TextEnv):
         s = self._state_or_raise()
         pending, s.pending = s.pending, None
         s.steps += 1
-        info: dict[str, Any] = {K.ANDROIDWORLD_TEMPLATE: s.template, K.STEP_BUDGET: s.budget}
+        info: dict[str, Any] = {
+            K.ANDROIDWORLD_TEMPLATE: s.template,
+            K.STEP_BUDGET: s.budget,
+            K.REAL_STEPS: s.real_steps,
+        }
         try:
             parsed = parse_action(action, element_ids=self.element_ids)
         except ActionError as exc:
@@ -335,6 +345,8 @@ class MobileGUIEnv(TextEnv):
         if pending is not None and pending[0] == action:
             s.oracle_mem = pending[1]
         feedback = self.phone.act(parsed)
+        s.real_steps += 1
+        info[K.REAL_STEPS] = s.real_steps
         self._saw()
         s.history.append(format_action(parsed))
         info[K.PARSED_ACTION] = parsed.to_dict()

@@ -4,6 +4,7 @@ WM-R1's imagination (``call_wm`` inside ``<think>``)."""
 from __future__ import annotations
 
 import copy
+import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,20 +17,25 @@ from papergym.core.errors import BackendError
 from papergym.core.tasks import DEFAULT_SPLIT_SIZES, Task
 from papergym.core.text_env import ObsMode, Turn
 from papergym.core.trajectory import Trajectory
-from papergym.envs.mobile_gui.actions import ActionError, format_action, parse_action
+from papergym.envs.mobile_gui.actions import ActionError, extract_call, format_action, parse_action
 from papergym.envs.mobile_gui.mobile_gui_env import HISTORY, MobileGUIEnv
 from papergym.envs.mobile_gui.oracle import Ctx, OracleError
 from papergym.envs.mobile_gui.phone import Phone
 from papergym.envs.mobile_gui.render_text import render_text
+from papergym.envs.mobile_gui.table_wm import TransitionTable
 from papergym.envs.mobile_gui.templates.base import screen_texts
 from papergym.envs.mobile_gui.views import Layout, Screen
 from papergym.envs.mobile_gui.world_models import (
     CodeWorldModel,
     JsonSuccessJudge,
+    NoisyWorldModel,
     SimulatorWorldModel,
     WMState,
 )
 
+TABLE_PREFIX = "table:"
+"""``world_model="table:PATH"`` loads a `TransitionTable` saved at PATH (a string form, so env kwargs given
+as text, ``--env-kw world_model=table:PATH``, can name the learned table)."""
 N_WM_MAX = 5
 """World-model calls per episode: WM-R1's ``env.n_wm_max=5`` (papers/envs.md §1.2)."""
 SCREEN_CHECK = "screen"
@@ -60,6 +66,21 @@ class _WM:
     """The committed (not imagined) actions, as sent: what `replay_true_success` replays."""
     real_shown: set[tuple[str, str]] = field(default_factory=set)
     """(title, text) of the evaluation simulator's screens (``training=False``): true success's evidence."""
+    imagined_at: int = -1
+    """The committed-step count at the last imagined call (the imagining oracle imagines once per step)."""
+
+
+def imagine(action: str) -> str:
+    """An imagined turn that asks the world model about ``action`` (WM-R1's ``call_wm`` inside
+    ``<think>``): its call, quoted with double quotes inside ``action='...'``.
+
+    >>> print(imagine("Action: press_back()"))
+    <think>What happens if I press_back()? call_wm(action='press_back()')</think>
+    >>> imagine("Action: open_app(app_name='Settings')").count('"Settings"')
+    2
+    """
+    call = extract_call(action).replace("'", '"')
+    return f"<think>What happens if I {call}? call_wm(action='{call}')</think>"
 
 
 def committed_actions(trajectory: Trajectory) -> list[str]:
@@ -160,7 +181,13 @@ class WorldModelGUIEnv(MobileGUIEnv):
       over `WMState` is used as is; a bare `ChatModel` becomes `CodeWorldModel(chat_model)`. Others:
       `NoisyWorldModel`, or
       the learned one: `papergym.baselines.world_model.load_world_model(dir)`, a tiny LM trained on the
-      simulator's transitions of the train split, `papergym.envs.mobile_gui.learned_wm`).
+      simulator's transitions of the train split, `papergym.envs.mobile_gui.learned_wm`), or
+      ``"table:PATH"``, a count-based one learned from the same transitions
+      (`papergym.envs.mobile_gui.table_wm.TransitionTable`, saved at PATH).
+    - ``oracle_imagines``: the oracle's chance of imagining its next action with ``call_wm`` before
+      committing it (0: never; demonstrations of imagination for a warm start; inferred).
+    - ``wm_error``: ε > 0 wraps the world model in `NoisyWorldModel.at_rate` (each error mode at ε, a
+      wrong screen at ε/4): a controlled extra error over any world model (0: none).
     - ``judge``: None or ``"screen"`` (the template's final-screen check), a `Judge`, or a bare `ChatModel`
       (becomes `JsonSuccessJudge`, WM-R1's). ``n_wm_max``: 5 (WM-R1).
     - ``training``: True (default): no evaluation simulator, no ``info["true_success"]``; False: a
@@ -181,6 +208,8 @@ class WorldModelGUIEnv(MobileGUIEnv):
       evidence rule reads the real screens the actions reached (MobileGUI-v0's rule) instead of the
       predicted ones; the first screen comes from the world model's ``initial`` (the start screen);
       ``render()`` draws the screen the agent sees (the prediction), not the simulator's.
+      Added ``wm_error``, ``oracle_imagines`` and ``world_model="table:PATH"``; with ``n_wm_max=0`` the
+      prompt no longer offers ``call_wm`` (it is MobileGUI-v0's).
 
     >>> import gymnasium as gym, papergym
     >>> env = gym.make("papergym/WorldModelGUI-v0")
@@ -216,9 +245,16 @@ class WorldModelGUIEnv(MobileGUIEnv):
         format_penalty: float = 0.1,
         require_shown: bool = True,
         training: bool = True,
+        wm_error: float = 0.0,
+        oracle_imagines: float = 0.0,
     ) -> None:
         if not isinstance(training, bool):
             raise ValueError(f"training must be a bool, got {training!r}")
+        for name, value in (("wm_error", wm_error), ("oracle_imagines", oracle_imagines)):
+            if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
+        if isinstance(world_model, str) and world_model.startswith(TABLE_PREFIX):
+            world_model = TransitionTable.load(world_model.removeprefix(TABLE_PREFIX))
         screen_check = lambda: SCREEN_CHECK  # noqa: E731  # the judge's embedded default
         self.judge: Judge | str = resolve_backend(
             judge,
@@ -252,6 +288,10 @@ class WorldModelGUIEnv(MobileGUIEnv):
             names={"simulator": simulator},
             wrap=CodeWorldModel,  # type: ignore[arg-type]  # a bare ChatModel (checked by resolve_backend)
         )
+        if wm_error > 0:
+            self.world_model = NoisyWorldModel.at_rate(float(wm_error), self.world_model)
+        self.wm_error = float(wm_error)
+        self.oracle_imagines = float(oracle_imagines)
         self.n_wm_max = n_wm_max
         self.training = training
         self._test_size = test_size
@@ -282,7 +322,9 @@ class WorldModelGUIEnv(MobileGUIEnv):
         return screen
 
     def _system_prompt(self, task: Task) -> str:
-        return super()._system_prompt(task) + WM_NOTE.format(n=self.n_wm_max)
+        # n_wm_max=0 offers no imagination: the prompt is MobileGUI-v0's (a "no call_wm" arm sees no note)
+        note = WM_NOTE.format(n=self.n_wm_max) if self.n_wm_max > 0 else ""
+        return super()._system_prompt(task) + note
 
     def _start(self, task: Task) -> Turn:
         self._wm = None
@@ -341,6 +383,7 @@ class WorldModelGUIEnv(MobileGUIEnv):
             except BackendError as exc:
                 return self._fault(exc, info)
             wm.n_wm += 1
+            wm.imagined_at = s.steps
             info[K.N_WM] = wm.n_wm
             self._imagined = predicted.screen
             screen = self._render_screen(predicted.screen)
@@ -454,8 +497,21 @@ class WorldModelGUIEnv(MobileGUIEnv):
             return "Thought: The screen is not what I expected.\nAction: wait()"
         if action is None:
             action = "Thought: Nothing is left to do.\nAction: finished(content='')"
+        if self._imagines_first(action):
+            return imagine(action)
         s.pending = (action, mem)
         return action
+
+    def _imagines_first(self, action: str) -> bool:
+        """Whether the oracle imagines ``action`` before committing it: at most once per step, within
+        ``n_wm_max``, never ``finished``, with probability ``oracle_imagines`` drawn from the task id and
+        step (not from ``np_random``: asking the oracle must not change the episode)."""
+        s, wm = self._state_or_raise(), self.wm
+        if self.oracle_imagines <= 0 or wm.n_wm >= self.n_wm_max or wm.imagined_at == s.steps:
+            return False
+        if "finished(" in action:
+            return False
+        return random.Random(f"{self.task.task_id}:{s.steps}").random() < self.oracle_imagines
 
     def _state(self) -> Any:
         return (self._s, self._wm)

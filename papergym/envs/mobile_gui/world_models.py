@@ -105,8 +105,20 @@ class NoisyWorldModel:
                 raise ValueError(f"{name} must be a probability in [0, 1], got {value}")
         self.base = base if base is not None else SimulatorWorldModel()
 
-    def initial(self, goal: str, phone_state: PhoneState) -> WMState:
-        return self.base.initial(goal, phone_state)
+    @classmethod
+    def at_rate(cls, rate: float, base: Any | None = None) -> NoisyWorldModel:
+        """One error rate ε for every mode, the wrong (home) screen at ε/4 (inferred: a whole wrong screen
+        is rarer than a wrong element); `benchmarks/wm_gap.py`'s sweep and ``WorldModelGUI-v0``'s
+        ``wm_error`` use it."""
+        return cls(
+            base, no_transition=rate, drop=rate, hallucinate=rate, wrong_text=rate, wrong_screen=rate / 4
+        )
+
+    def initial(self, goal: str, phone_state: PhoneState) -> WMState | None:
+        """The base's first state; None when the base has no ``initial`` (the env then starts from the
+        task's start screen)."""
+        initial = getattr(self.base, "initial", None)
+        return initial(goal, phone_state) if callable(initial) else None
 
     def predict(self, state: WMState, action: str, *, seed: int | None = None) -> WMState:
         rng = random.Random(seed)
