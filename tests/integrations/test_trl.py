@@ -47,7 +47,9 @@ def test_environment_class_exposes_the_env_tools_as_typed_methods() -> None:
     assert env.reset(seed=3).startswith("You are")  # without a prompt, TRL gets the observation
     reply = env.search(query=["film director"])
     assert "<information>" in reply and env.tool_calls == 1
-    assert env.last_info["tool_calls"] == [{"name": "search", "arguments": {"query": ["film director"]}}]
+    assert env.last_info["tool_calls"] == [
+        {"name": "search", "arguments": {"query": ["film director"]}, "ok": True}
+    ]
     # the final answer is stepped by the reward function, which returns the env's return
     twin = cls()
     twin.reset(seed=3)
