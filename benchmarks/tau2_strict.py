@@ -29,7 +29,7 @@ import papergym  # noqa: F401  (registers the ids)
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import TRANSFER_TOOL
-from papergym.envs.service.service_env import CONFIRM
+from papergym.envs.service.oracle_plan import CONFIRM
 
 CONFIRM_PREFIX = CONFIRM.split("{", 1)[0]
 HANDOFF = ToolCall(TRANSFER_TOOL, {"summary": "The user asked for a human agent."}).format("tag")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,18 @@ from papergym.core.text_env import ObsMode, TextEnv, Turn
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.search.corpus import get_file_corpus, get_world, load_questions
 from papergym.envs.search.critic import CriticView, OracleCritic, cafe_critic
+from papergym.envs.search.formats import (
+    CAFE_PROMPT,
+    FEEDBACK,
+    FORMATS,
+    NOTE,
+    R1_ACTION,
+    REQUEST,
+    SEARCH_R1_INVALID,
+    SEARCH_R1_PROMPT,
+    SEARCH_TOOL,
+    search_action,
+)
 from papergym.envs.search.knowledge_base import read_attribute
 from papergym.envs.search.questions import (
     QUESTION_TYPES,
@@ -31,7 +42,6 @@ from papergym.envs.search.questions import (
 )
 from papergym.envs.search.retrieval import RETRIEVERS, get_file_retriever, get_retriever
 
-FORMATS: tuple[str, ...] = ("cafe", "search_r1")
 MAX_TOOL_CALLS = 30
 """CAFE's limit on tool calls per trajectory (envs.md §3.4)."""
 FEEDBACK_BUDGET = 1
@@ -42,46 +52,6 @@ MAX_QUERIES_PER_CALL = 5
 """Queries in one search call (inferred: CAFE's ``query`` is a list with no stated bound)."""
 MAX_QUERY_CHARS = 500
 """Longest query accepted (inferred)."""
-
-SEARCH_TOOL = {
-    "name": "search",
-    "description": "Search the encyclopedia. Returns the top passages for each query.",
-    "parameters": {
-        "type": "object",
-        "properties": {"query": {"type": "array", "items": {"type": "string"}, "description": "queries"}},
-        "required": ["query"],
-    },
-}
-CAFE_PROMPT = (
-    "You are a Deep Research AI Assistant. Answer the user's question using a search engine over a local "
-    "encyclopedia. First write your plan inside <plan></plan>. Then each of your turns is exactly one of:\n"
-    "- <think>...</think><plan>...</plan> together with one of the actions below;\n"
-    "- <think>...</think><tool_call>"
-    '{{"name": "search", "arguments": {{"query": ["...", "..."]}}}}</tool_call>: '
-    "the top results of each query come back inside <information></information>;\n"
-    "- <think>...</think><request_feedback></request_feedback>: ask a critic for feedback on your "
-    "trajectory; do so when you are stuck, repetitive, failing to find useful evidence, or have low "
-    "confidence. You may request feedback {budget} time(s); it comes back inside <feedback></feedback>;\n"
-    "- <think>...</think><answer>short answer only</answer> (yes or no for a yes/no question).\n"
-    "You may make at most {max_calls} tool calls.\n\nTools:\n{tools}"
-)
-SEARCH_R1_PROMPT = (
-    "Answer the given question. You must conduct reasoning inside <think> and </think> first every time you "
-    "get new information. After reasoning, if you find you lack some knowledge, you can call a search engine "
-    "by <search> query </search> and it will return the top searched results between <information> and "
-    "</information>. You can search as many times as your want. If you find no further external knowledge "
-    "needed, you can directly provide the answer inside <answer> and </answer>, without detailed "
-    "illustrations. For example, <answer> Beijing </answer>."
-)
-SEARCH_R1_INVALID = (
-    "My previous action is invalid. If I want to search, I should put the query between <search> and "
-    "</search>. If I want to give the final answer, I should put the answer between <answer> and </answer>. "
-    "Let me try again."
-)
-_NOTE = re.compile(r"<(plan|think)>(.*?)</\1>", re.DOTALL)
-_R1_ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL)
-_FEEDBACK = re.compile(r"<feedback>(.*?)</feedback>", re.DOTALL)
-_REQUEST = "<request_feedback>"
 
 
 @dataclass
@@ -249,9 +219,9 @@ class SearchCriticEnv(TextEnv):
         if format == "cafe":
             self.tool_schemas = (SEARCH_TOOL,)
             self.canned_actions = (
-                _search_action(["film director"]),
-                _search_action(["city", "novel"]),
-                f"<think>I am unsure.</think>{_REQUEST}</request_feedback>",
+                search_action(["film director"]),
+                search_action(["city", "novel"]),
+                f"<think>I am unsure.</think>{REQUEST}</request_feedback>",
                 "<think>Guess.</think><answer>yes</answer>",
             )
         else:
@@ -359,7 +329,7 @@ class SearchCriticEnv(TextEnv):
         s = self._require_state()
         step = len(s.actions)
         if self.format == "cafe":
-            for _, note in _NOTE.findall(action):
+            for _, note in NOTE.findall(action):
                 s.notes.append(note.strip()[-1000:])
             turn = self._act_cafe(action, s)
         else:
@@ -386,7 +356,7 @@ class SearchCriticEnv(TextEnv):
 
     def _act_cafe(self, action: str, s: _State) -> Turn:
         answer = last_tagged(action, "answer")
-        kinds = [answer is not None, "<tool_call>" in action, _REQUEST in action]
+        kinds = [answer is not None, "<tool_call>" in action, REQUEST in action]
         if sum(kinds) != 1:
             what = "more than one action" if sum(kinds) > 1 else "no action"
             return self._invalid(
@@ -426,7 +396,7 @@ class SearchCriticEnv(TextEnv):
         )
 
     def _act_search_r1(self, action: str, s: _State) -> Turn:
-        match = _R1_ACTION.search(action)
+        match = R1_ACTION.search(action)
         if match is None or not match[2].strip():
             return self._invalid(SEARCH_R1_INVALID, **{K.PARSED_ACTION: {}})
         if match[1] == "answer":
@@ -514,7 +484,7 @@ class SearchCriticEnv(TextEnv):
         if usage is not None:
             spent = usage.since(before)
             s.critic_tokens += spent["prompt_tokens"] + spent["completion_tokens"]
-        match = _FEEDBACK.search(reply)
+        match = FEEDBACK.search(reply)
         text = (match[1] if match else reply).strip()
         s.request_step = len(s.actions)
         s.prefix = "\n".join(s.actions)
@@ -596,17 +566,13 @@ class SearchCriticEnv(TextEnv):
         if self.format == "search_r1":
             return f"<think>I need to look up {query}.</think><search>{query}</search>"
         plan = "<plan>Find each entity of the question in turn, then answer.</plan>" if not s.actions else ""
-        return f"<think>I need to look up {query}.</think>{plan}{_search_action([query])}"
+        return f"<think>I need to look up {query}.</think>{plan}{search_action([query])}"
 
     def _state(self) -> Any:
         return self._s
 
     def _load_state(self, state: Any) -> None:
         self._s = state
-
-
-def _search_action(queries: Sequence[str]) -> str:
-    return f"<tool_call>{json.dumps({'name': 'search', 'arguments': {'query': list(queries)}})}</tool_call>"
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from papergym.backends.model_roles import ModelJudge
 from papergym.backends.protocols import ChatModel, DeviceUser, Judge, TaskBoundUser, UserSimulator
@@ -25,7 +24,9 @@ from papergym.envs.service.db import ServiceDB
 from papergym.envs.service.domain import CallResult, Domain, Session
 from papergym.envs.service.domains import get_domain
 from papergym.envs.service.evaluation import NL_JUDGE_TEMPLATE, Outcome, ScriptedJudge, Tau2Scoring, evaluate
-from papergym.envs.service.plan import Call, Lit, PlanContext, PlanError, Say, render_step
+from papergym.envs.service.oracle_plan import CLOSING, confirming, gold_plan
+from papergym.envs.service.plan import Call, PlanContext, PlanError, render_step
+from papergym.envs.service.prompts import PromptMode, compact_prompt, full_prompt, tool_schemas
 from papergym.envs.service.provenance import ProvenanceLog
 from papergym.envs.service.tasks import ServiceTask
 from papergym.envs.service.tau2_data import Tau2Folder, load_tau2_folder
@@ -37,24 +38,6 @@ MAX_ERRORS = 10
 """tau2's limit on tool-execution errors (envs.md §2.2)."""
 DB_SEED = 2026
 """The seed of the generated default database (one per domain, shared by both splits)."""
-CLOSING = "Your request has been handled."
-"""What the oracle says once its plan is done (a statement, so the user ends the call)."""
-AGENT_INSTRUCTIONS = (
-    "You are a customer service agent that helps the user according to the <policy> below. In each turn "
-    "you either send a message to the user or make one tool call, never both. To call a tool, write only "
-    '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. The user ends the conversation.'
-)
-"""tau2's agent prompt, in papergym's words."""
-COMPACT_INSTRUCTIONS = (
-    "You are a customer service agent. In each turn you either send a message to the user or make one tool "
-    'call, never both. To call a tool, write only <tool_call>{"name": ..., "arguments": {...}}</tool_call>. '
-    "The user ends the conversation."
-)
-"""The agent prompt of ``prompt="compact"`` (no policy section to refer to)."""
-PromptMode = Literal["full", "compact"]
-"""What the first observation holds: tau2's full prompt, or the compact one of small-context models."""
-CONFIRM = "I am about to call {name} with {arguments}. Do you confirm (yes/no)?"
-"""What the oracle asks before each gold write under ``tau2_scoring="strict"``."""
 
 
 @cache
@@ -62,36 +45,6 @@ def _generated(domain_name: str) -> tuple[dict[str, Any], Any]:
     domain = get_domain(domain_name)
     db = domain.generate_db(DB_SEED)
     return db, domain.world(db)
-
-
-@cache
-def _schemas(domain_name: str) -> tuple[dict[str, Any], ...]:
-    return tuple(t.schema() for t in get_domain(domain_name).toolkit.tools().values())
-
-
-@cache
-def _system_prompt(domain_name: str, policy: str) -> str:
-    # built once: json.dumps with indent runs the pure-python encoder (milliseconds per call)
-    tools = json.dumps(list(_schemas(domain_name)), indent=1)
-    return (
-        f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{policy}\n</policy>\n"
-        f"<tools>\n{tools}\n</tools>"
-    )
-
-
-@cache
-def _compact_prompt(domain_name: str) -> str:
-    # one line per tool: its name and argument names (required ones first), no descriptions or types
-    lines = []
-    for schema in _schemas(domain_name):
-        function = schema["function"]
-        parameters = function.get("parameters", {})
-        required = list(parameters.get("required", ()))
-        optional = [k for k in parameters.get("properties", {}) if k not in required]
-        arguments = [*required, *(f"{k}?" for k in optional)]
-        lines.append(f"{function['name']}({', '.join(arguments)})")
-    tools = "\n".join(lines)
-    return f"<instructions>\n{COMPACT_INSTRUCTIONS}\n</instructions>\n<tools>\n{tools}\n</tools>"
 
 
 @cache
@@ -363,8 +316,8 @@ class ServiceAgentEnv(TextEnv):
     # ------------------------------------------------------------------ episode
     def _system_prompt(self, task: Task) -> str:
         if self.prompt == "compact":
-            return _compact_prompt(self.domain_name)
-        return _system_prompt(self.domain_name, self._policy())
+            return compact_prompt(self.domain_name)
+        return full_prompt(self.domain_name, self._policy())
 
     def _start(self, task: Task) -> Turn:
         service_task: ServiceTask = task.payload
@@ -377,7 +330,7 @@ class ServiceAgentEnv(TextEnv):
         self._bind_user()
         opening = self._user_reply()
         info = {
-            K.TOOLS: list(_schemas(self.domain_name)),
+            K.TOOLS: list(tool_schemas(self.domain_name)),
             K.POLICY: self._policy(),
         }
         if isinstance(opening, Turn):  # the user failed before its first word: the first step truncates
@@ -583,11 +536,11 @@ class ServiceAgentEnv(TextEnv):
 
     def _plan(self) -> tuple[Any, ...]:
         task = self._require().task
-        plan = _gold_plan(task, self._domain())
+        plan = gold_plan(task, self._domain())
         if self.tau2_scoring == "exact":
             return plan
         if task.id not in self._confirming:
-            self._confirming[task.id] = _confirming(plan, self._domain().toolkit.WRITE)
+            self._confirming[task.id] = confirming(plan, self._domain().toolkit.WRITE)
         return self._confirming[task.id]
 
     def _advance_oracle(self, calls: tuple[ToolCall, ...] | None) -> None:
@@ -619,37 +572,6 @@ class ServiceAgentEnv(TextEnv):
     def _load_state(self, state: Any) -> None:
         self._s = state
         self._bind_user()
-
-
-def _gold_plan(task: ServiceTask, domain: Domain) -> tuple[Any, ...]:
-    """A generated task's plan; for a loaded task, its gold actions verbatim (the user's own as requests
-    to the user), then the info to communicate."""
-    if task.plan is not None:
-        return task.plan
-    calls = tuple(
-        Call(a.name, {k: Lit(v) for k, v in a.arguments.items()})
-        if a.requestor == "assistant"
-        else Say(domain.user_action_request(a.name, a.arguments).replace("{", "{{").replace("}", "}}"))
-        for a in task.criteria.actions
-    )
-    info = task.criteria.communicate_info
-    closing = Say(("Here is what you asked for: " + "; ".join(info)) if info else CLOSING)
-    task.plan = (*calls, closing)  # cached on the task
-    return task.plan
-
-
-def _confirming(plan: tuple[Any, ...], writes: tuple[str, ...]) -> tuple[Any, ...]:
-    """``plan`` with a confirmation question before each call of a ``writes`` tool."""
-    out: list[Any] = []
-    for step in plan:
-        if isinstance(step, Call) and step.name in writes:
-            arguments = json.dumps(
-                {k: v.value if isinstance(v, Lit) else v for k, v in step.arguments.items()}
-            )
-            text = CONFIRM.format(name=step.name, arguments=arguments)
-            out.append(Say(text.replace("{", "{{").replace("}", "}}")))
-        out.append(step)
-    return tuple(out)
 
 
 CONTRACT_VARIANTS: list[dict[str, Any]] = [
