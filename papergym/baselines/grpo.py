@@ -306,13 +306,14 @@ def update(
     off_mask = pad_right([r[2] for r in rows], 0, device=policy.device)[0].float()
     width = ids.shape[1]
     adv_t = torch.tensor([r[3] + [0.0] * (width - len(r[3])) for r in rows], device=policy.device)
+    keep = (on_mask + off_mask) > 0  # the head runs at trained positions only
     with torch.no_grad():
-        ref_logp = token_logprobs(reference, ids, attn) if reference is not None else None
-        old_logp = token_logprobs(model, ids, attn) if args.updates_per_batch > 1 else None
+        ref_logp = token_logprobs(reference, ids, attn, keep=keep) if reference is not None else None
+        old_logp = token_logprobs(model, ids, attn, keep=keep) if args.updates_per_batch > 1 else None
     model.train()
     loss_value, stats = float("nan"), None
     for _ in range(args.updates_per_batch):
-        logp = token_logprobs(model, ids, attn)  # (R, L)
+        logp = token_logprobs(model, ids, attn, keep=keep)  # (R, L)
         loss, stats = clipped_policy_loss(
             logp,
             logp.detach() if old_logp is None else old_logp,

@@ -12,7 +12,7 @@ current and reference policies, TTPO's and MOPD's teachers).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,6 +170,11 @@ def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, *, device: Any = 
     return ids.to(device), mask.to(device)
 
 
+HEAD_ONLY_TYPES = frozenset({"qwen2", "qwen3", "llama", "mistral"})
+"""Model types whose logits are exactly ``lm_head(last hidden state)`` (no soft-capping or scaling), so
+`token_logprobs` may apply the head at the kept positions only. Others always take the full path."""
+
+
 def token_logprobs(
     model: Any,
     input_ids: Any,
@@ -177,6 +182,7 @@ def token_logprobs(
     *,
     temperature: float = 1.0,
     return_entropy: bool = False,
+    keep: Any = None,
 ) -> Any:
     """Per-position log-probs of given ids: ``out[:, t] = log p(ids[:, t] | ids[:, :t])``; ``out[:, 0] = 0``.
 
@@ -189,25 +195,57 @@ def token_logprobs(
         attention_mask: ``(B, L)`` 1 on real tokens.
         temperature: divides the logits first (match the sampling temperature for importance ratios).
         return_entropy: also return each position's entropy (``(B, L)``, same alignment).
+        keep: optional ``(B, L)`` mask of the positions whose log-probs the caller reads (a loss mask);
+            the others come back as 0. For the model types of `HEAD_ONLY_TYPES` the output head then runs
+            at those positions only (the head over a 4k vocabulary at every position dominates a tiny
+            model's step; the values are the same); other models compute every position.
 
     Returns:
         ``(B, L)`` log-probs, or ``(logprobs, entropies)``.
     """
     torch = require("torch", "llm")
     positions = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=positions).logits
-    logits = logits[:, :-1, :].float()  # (B, L-1, V): position t predicts token t+1
+    real = attention_mask.to(torch.float32)
+    config = getattr(model, "config", None)
+    if keep is not None and getattr(config, "model_type", None) in HEAD_ONLY_TYPES:
+        hidden = model.get_decoder()(
+            input_ids=input_ids, attention_mask=attention_mask, position_ids=positions
+        ).last_hidden_state
+        chosen = keep[:, 1:].bool() & attention_mask[:, 1:].bool()  # (B, L-1): position t predicts t+1
+        logits = model.get_output_embeddings()(hidden[:, :-1][chosen]).float()  # (N, V)
+        targets = input_ids[:, 1:][chosen]
+        scattered = _scatter_rows(torch, chosen)
+    else:
+        logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=positions).logits
+        logits = logits[:, :-1, :].float()  # (B, L-1, V)
+        targets = input_ids[:, 1:]
+        scattered = None
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
-    logz = torch.logsumexp(logits, dim=-1)  # (B, L-1)
-    picked = logits.gather(-1, input_ids[:, 1:, None]).squeeze(-1) - logz  # (B, L-1)
+    logz = torch.logsumexp(logits, dim=-1)
+    picked = logits.gather(-1, targets[..., None]).squeeze(-1) - logz
+    entropy = None
+    if return_entropy:
+        probs_logp = logits - logz[..., None]
+        entropy = -(probs_logp.exp() * probs_logp).sum(-1)
+    if scattered is not None:
+        picked = scattered(picked)
+        entropy = scattered(entropy) if entropy is not None else None
     zero = torch.zeros_like(picked[:, :1])
-    logp = torch.cat([zero, picked], dim=1) * attention_mask.to(picked.dtype)  # (B, L)
-    if not return_entropy:
+    logp = torch.cat([zero, picked], dim=1) * real
+    if entropy is None:
         return logp
-    probs_logp = logits - logz[..., None]
-    entropy = -(probs_logp.exp() * probs_logp).sum(-1)  # (B, L-1)
-    return logp, torch.cat([zero, entropy], dim=1) * attention_mask.to(picked.dtype)
+    return logp, torch.cat([zero, entropy], dim=1) * real
+
+
+def _scatter_rows(torch: Any, chosen: Any) -> Callable[[Any], Any]:
+    """A function placing ``(N,)`` values at ``chosen``'s true positions of a ``(B, L-1)`` zero tensor."""
+
+    def place(values: Any) -> Any:
+        out = torch.zeros(chosen.shape, dtype=values.dtype, device=values.device)
+        return out.masked_scatter(chosen, values)
+
+    return place
 
 
 def completion_logprobs(
@@ -239,7 +277,12 @@ def completion_logprobs(
         policy.pad_id,
         device=policy.device,
     )
-    out = token_logprobs(policy.model, ids, attn, temperature=temperature, return_entropy=return_entropy)
+    keep = torch.zeros_like(attn)
+    for i, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        keep[i, len(p) : len(p) + len(c)] = 1
+    out = token_logprobs(
+        policy.model, ids, attn, temperature=temperature, return_entropy=return_entropy, keep=keep
+    )
     logp, entropy = out if return_entropy else (out, None)
     width = max(1, max(len(c) for c in completions))
     index = torch.zeros((len(prompts), width), dtype=torch.long, device=ids.device)

@@ -118,7 +118,7 @@ def update(
     mask, _ = pad_right([c.loss_mask for c in batch], 0, device=policy.device)
     for group in optimizer.param_groups:
         group["lr"] = lr * min(1.0, (step + 1) / max(1, warmup_steps))
-    logp = token_logprobs(policy.model, ids, attn)  # (B, L)
+    logp = token_logprobs(policy.model, ids, attn, keep=mask)  # (B, L)
     mask = mask.to(logp.dtype)
     loss = -(logp * mask).sum() / mask.sum().clamp(min=1.0)
     optimizer.zero_grad(set_to_none=True)

@@ -123,3 +123,27 @@ def test_context_reset_starts_a_new_segment_and_demonstrations_mark_actions(tiny
         assert seg.loss_mask[span.start : span.end] == [1] * span.length
         assert sum(seg.loss_mask) == span.length
         assert p.decode(seg.token_ids[span.start : span.end]) == step.action
+
+
+def test_token_logprobs_at_kept_positions_match_the_full_head_values_and_gradients(tiny_policy) -> None:
+    from papergym.baselines.policy import pad_right, token_logprobs
+
+    p = tiny_policy
+    rows = [p.encode("Calculate 2 + 3. The answer is 5."), p.encode("Hi there")]
+    ids, attn = pad_right(rows, p.pad_id)
+    keep = torch.zeros_like(attn)
+    keep[0, 4:9] = 1
+    keep[1, 1:3] = 1
+    keep[1, -1] = 1  # a padding position: never kept
+    results = []
+    for k in (None, keep):
+        p.model.zero_grad(set_to_none=True)
+        logp, entropy = token_logprobs(p.model, ids, attn, temperature=0.7, return_entropy=True, keep=k)
+        (logp * keep).sum().backward()
+        grad = p.model.get_output_embeddings().weight.grad.clone()
+        results.append((logp * keep, entropy * keep, grad))
+    (full_lp, full_h, full_g), (kept_lp, kept_h, kept_g) = results
+    assert len(rows[1]) < ids.shape[1]
+    assert torch.count_nonzero(kept_lp) == int((keep * attn)[:, 1:].sum())  # padding comes back 0
+    assert torch.allclose(full_lp, kept_lp, atol=1e-5) and torch.allclose(full_h, kept_h, atol=1e-5)
+    assert torch.allclose(full_g, kept_g, atol=1e-5)
