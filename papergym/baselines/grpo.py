@@ -113,7 +113,8 @@ class Args(PolicyRunArgs):
     drop_zero_variance: bool | None = None
     """Drop groups whose rewards are all equal (None: the variant's, DAPO True)."""
     updates_per_batch: int = 1
-    """Policy updates per sampling stage (μ; 1 makes the ratio 1 on the only update)."""
+    """Policy updates per sampling stage (μ; 1 makes the ratio 1 on the only update; 0 samples and scores
+    only, the policy frozen: e.g. the agent of CAFE's critic-only ablation)."""
     env_wrapper: str | None = None
     """A gymnasium wrapper around every training env: a short name of `papergym.wrappers.WRAPPERS`
     (process_reward, four_cell) or module:Class, built as ``Wrapper(env=env)``; None: the env as
@@ -382,6 +383,8 @@ def main(
     torch = require("torch", "llm")
     if not 0 <= args.prefix_prob <= 1 or args.group_size < 1 or args.prompts_per_step < 1:
         raise ValueError("need 0 <= prefix_prob <= 1, group_size >= 1 and prompts_per_step >= 1")
+    if args.updates_per_batch < 0:
+        raise ValueError(f"updates_per_batch must be >= 0, got {args.updates_per_batch}")
     setup = _setup(args)
     reward_fn = group_reward if group_reward is not None else resolve(args.group_reward, GROUP_REWARDS)
     if args.advantage_hook_kw and (advantage_hook is not None or args.advantage_hook is None):
@@ -430,7 +433,7 @@ def main(
         loss, stats = update(args, setup, policy, optimizer, reference, rows)
         elapsed = time.perf_counter() - started
         metrics = {
-            **step_metrics(episodes, rewards, loss, stats, updated=bool(rows)),
+            **step_metrics(episodes, rewards, loss, stats, updated=bool(rows) and args.updates_per_batch > 0),
             "prefix_share": len(prefixes) / n,
             "drift_l2": parameter_distance(policy.model, origin),  # ‖θ − θ_0‖, as ES reports it
             "samples_per_s": n / max(elapsed, 1e-9),

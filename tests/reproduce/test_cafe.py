@@ -41,7 +41,31 @@ def test_arms_differ_only_in_the_mechanism_and_chain_their_rounds(tmp_path: Path
     assert configs["grpo_fb"][0].seed != configs["grpo_fb"][1].seed  # a round draws new tasks
 
 
-CHANGES = [("grpo_nofb", 0, {"lr": 3e-4}), ("cafe", 2, {"beta": 0.0}), ("grpo_fb", 1, {"temperature": 0.7})]
+def test_one_sided_ablations_freeze_the_other_role(tmp_path: Path) -> None:
+    configs = cafe.arm_configs(_args(tmp_path, rounds=2), "BASE", seed=0)
+    agent_only, critic_only = configs["agent_only"], configs["critic_only"]
+    assert [type(s) for s in agent_only] == [grpo.Args, grpo.Args]  # no RDPO: the critic never moves
+    assert {tuple(s.policy_roles) for s in agent_only} == {("critic=BASE",)}
+    assert agent_only[1].model == str(Path(agent_only[0].out) / "final")  # the agent learns
+    assert [type(s) for s in critic_only] == [grpo.Args, rdpo.Args, grpo.Args, rdpo.Args]
+    assert [s.model for s in critic_only if isinstance(s, grpo.Args)] == ["BASE", "BASE"]
+    assert {s.updates_per_batch for s in critic_only if isinstance(s, grpo.Args)} == {0}  # frozen agent
+    assert critic_only[1].model == "BASE" and critic_only[2].policy_roles == [
+        f"critic={Path(critic_only[1].out) / 'final'}"
+    ]  # round 2 samples with the RDPO-updated critic
+    assert critic_only[3].model == str(Path(critic_only[1].out) / "final")
+    assert cafe.evaluated_pair("agent_only", "LAST", "BASE") == ("LAST", "BASE")
+    assert cafe.evaluated_pair("critic_only", "LAST", "BASE") == ("BASE", "LAST")
+    assert cafe.evaluated_pair("cafe", "LAST", "BASE") == ("LAST", "LAST")
+
+
+CHANGES = [
+    ("grpo_nofb", 0, {"lr": 3e-4}),
+    ("cafe", 2, {"beta": 0.0}),
+    ("grpo_fb", 1, {"temperature": 0.7}),
+    ("agent_only", 1, {"updates_per_batch": 0}),
+    ("critic_only", 1, {"epochs": 5}),
+]
 
 
 @pytest.mark.parametrize(("arm", "stage", "change"), CHANGES)
