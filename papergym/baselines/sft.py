@@ -22,7 +22,6 @@ from papergym.baselines.run import PolicyRunArgs, evaluate_args, make_envs, pars
 from papergym.core.errors import require
 from papergym.core.trajectory import Policy, member_seed
 
-
 LOSS_ON = ("actions", "all")
 """`Args.loss_on`'s choices."""
 

@@ -443,16 +443,17 @@ def section(summary: dict[str, Any]) -> str:
     )
     paper_line = (
         "Paper (CAFE, 7B, envs.md §3.4): Avg EM GRPO 49.7 → CAFE 52.5 (2Wiki 84.0); hallucination base "
-        "29.88%, GRPO 17.63%, CAFE 12.60%; last critic vs SFT critic with the last agent 84.0 vs 80.6; one-sided "
-        "training on 2Wiki (mean of EM and F1): critic-only 67.7 → 71.3, agent-only peaks at 84.2 and ends at "
-        "83.6, alternating 86.6."
+        "29.88%, GRPO 17.63%, CAFE 12.60%; last critic vs SFT critic with the last agent 84.0 vs 80.6; "
+        "one-sided training on 2Wiki (mean of EM and F1): critic-only 67.7 → 71.3, agent-only peaks at "
+        "84.2 and ends at 83.6, alternating 86.6."
     )
     head = [f"**{summary['note']}**"] if summary.get("note") else []
     return "\n\n".join([
         "### CAFE agent–critic co-evolution (`papergym reproduce cafe`)", *head,
         f"Setting: {summary.get('setting', '')}.",
         "Held-out SearchCritic-v0 questions, greedy; `sft_critic` is CAFE's last agent with the SFT critic, "
-        "`agent_only` its trained agent with the SFT critic, `critic_only` the SFT agent with its trained critic "
+        "`agent_only` its trained agent with the SFT critic, `critic_only` the SFT agent with its trained "
+        "critic "
         "(95% stratified bootstrap over seeds × tasks; hallucination = a wrong answer found in no retrieved "
         "passage, over all episodes; abstentions are not hallucinations):",
         table, claims, paper_line, f"Request–skip success gap at evaluation (pooled): {gaps}.",
