@@ -8,7 +8,6 @@ is trained with cross-entropy on the oracle's action tokens only. Run it with
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import random
 import time
@@ -21,9 +20,6 @@ from papergym.baselines.rollout import Segment, demonstrations
 from papergym.baselines.run import PolicyRunArgs, evaluate_args, make_envs, parse_kwargs, start_run
 from papergym.core.errors import require
 from papergym.core.trajectory import Policy, member_seed
-
-LOSS_ON = ("actions", "all")
-"""`Args.loss_on`'s choices."""
 
 
 @dataclass
@@ -48,11 +44,6 @@ class Args(PolicyRunArgs):
     """Linear learning-rate warm-up steps."""
     max_new_tokens: int = 64
     """Token budget per action at evaluation."""
-    loss_on: str = "actions"
-    """Which tokens the cross-entropy trains: ``actions`` (the oracle's action tokens, the usual SFT) or
-    ``all`` (every token of the demonstration contexts, env turns too: language-model pre-training on the
-    env's own text, which carries ~10x more tokens per step, among them ids the env echoes back, so a
-    from-scratch model learns to copy values from its context; inferred, papergym's)."""
     demonstrator: str | None = None
     """The policy that plays the demonstrations, as ``module:Class`` (a `papergym.core.trajectory.Policy`
     built with no arguments, bound to the env and reset with each episode's seed), e.g.
@@ -158,13 +149,9 @@ def main(args: Args, *, extra: Sequence[Segment] = ()) -> dict[str, Any]:
         result["success_before"] = evaluate_args(
             policy, args, max_new_tokens=args.max_new_tokens, when="before"
         )
-    if args.loss_on not in LOSS_ON:
-        raise ValueError(f"loss_on must be one of {LOSS_ON}, got {args.loss_on!r}")
     contexts = (demonstration_contexts(policy, args) if args.episodes else []) + list(extra)
     if not contexts:
         raise ValueError("no training contexts: set episodes > 0 or pass extra contexts")
-    if args.loss_on == "all":
-        contexts = [dataclasses.replace(c, loss_mask=[0] + [1] * (len(c.token_ids) - 1)) for c in contexts]
     optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     run.restore(optimizer)
     policy.model.train()
