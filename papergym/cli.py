@@ -354,6 +354,7 @@ TRAINERS = {
     "jzero": "papergym.baselines.jzero:main",
     "rdpo": "papergym.baselines.rdpo:main",
     "world_model": "papergym.baselines.world_model:main",
+    "induction": "papergym.baselines.induction:main",
 }
 """``papergym train ALGO``: a trainer's ``main(args) -> dict``; its module's ``Args`` is the command line."""
 

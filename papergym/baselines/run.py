@@ -52,13 +52,9 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 
 @dataclass
-class RunArgs:
-    """The flags of every trainer's run (each trainer's ``Args`` inherits them; one set of defaults)."""
+class RunDirArgs:
+    """The flags of every trainer's run directory and process (each trainer's ``Args`` inherits them)."""
 
-    env: str = "papergym/Reasoning-v0"
-    """The env id to train on."""
-    env_kw: list[str] = field(default_factory=list)
-    """Env constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g. domain=math."""
     out: str = "runs/run"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
     seed: int = 0
@@ -73,6 +69,16 @@ class RunArgs:
     """Also write TensorBoard scalars to out/tb."""
     threads: int = 1
     """Torch CPU threads (0: torch's default; 1 is often fastest on a small shared machine)."""
+
+
+@dataclass
+class RunArgs(RunDirArgs):
+    """The flags of a trainer's run on an env (one set of defaults)."""
+
+    env: str = "papergym/Reasoning-v0"
+    """The env id to train on."""
+    env_kw: list[str] = field(default_factory=list)
+    """Env constructor kwargs as key=value (a value is parsed as JSON when it can be), e.g. domain=math."""
 
 
 @dataclass
@@ -92,7 +98,7 @@ class PolicyRunArgs(RunArgs):
     out/eval_after.jsonl; screens and audio in their .assets/ folders)."""
 
 
-def start_run(args: RunArgs, *, total_steps: int, desc: str, keep_last: int = 0) -> Run:
+def start_run(args: RunDirArgs, *, total_steps: int, desc: str, keep_last: int = 0) -> Run:
     """The `Run` of ``args`` (directory, resume, bar, TensorBoard, checkpoint period); sets the threads."""
     set_threads(args.threads)
     return Run(

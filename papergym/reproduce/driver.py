@@ -137,6 +137,9 @@ class WarmStartArgs(ReproArgs):
     sft_demonstrator: str | None = None
     """The policy playing the SFT demonstrations (``module:Class``, `papergym.baselines.sft.Args`'s
     ``demonstrator``); None: the env's privileged oracle."""
+    induction_steps: int = 0
+    """Steps of induction pre-training (`papergym.baselines.induction`: copy spans out of the context)
+    before the SFT warm start of the tiny LM (0: none; with --model DIR: never)."""
 
 
 SMOKE_WARM_START: dict[str, Any] = {
@@ -172,6 +175,7 @@ def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps:
         threads=args.threads,
         model=model,
         demonstrator=args.sft_demonstrator,
+        induction_steps=args.induction_steps if model == "tiny" else 0,
     )
     return str(path)
 
@@ -313,19 +317,23 @@ def sft_warm_start(
     threads: int,
     model: str = "tiny",
     demonstrator: str | None = None,
+    induction_steps: int = 0,
 ) -> Path:
     """A model SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), cached under ``root``.
 
     The run directory is ``root/sft-<digest of the settings>``, so reproductions that share a warm start
     (same env, data, budget and seed) train it once; ``device`` and ``threads`` do not enter the digest.
     ``demonstrator`` (`papergym.baselines.sft.Args`'s) enters it only when set, so the oracle's warm
-    starts keep their directories.
+    starts keep their directories; so does ``induction_steps`` (> 0: ``model`` is first induction
+    pre-trained, `induction_pretrained`, and the SFT starts from that).
 
     Returns the checkpoint directory (``.../final``).
     """
     settings: list[Any] = [env, list(env_kw), episodes, steps, batch_size, lr, seed, model]
     if demonstrator is not None:
         settings.append(demonstrator)
+    if induction_steps > 0:
+        settings.append(["induction", induction_steps])
     digest = hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:10]
     out = root / f"sft-{digest}"
     final = out / "final"
@@ -334,6 +342,11 @@ def sft_warm_start(
         return final
     from papergym.baselines import sft
 
+    if induction_steps > 0:
+        primed = induction_pretrained(
+            root, model=model, steps=induction_steps, device=device, threads=threads
+        )
+        model = str(primed)
     sft.main(
         sft.Args(
             env=env,
@@ -352,6 +365,23 @@ def sft_warm_start(
         )
     )
     (out / "settings.json").write_text(json.dumps(settings) + "\n")
+    return final
+
+
+def induction_pretrained(root: Path, *, model: str, steps: int, device: str, threads: int) -> Path:
+    """``model`` after ``steps`` of `papergym.baselines.induction` (its other settings the defaults, seed 0),
+    cached as ``root/induction-<steps>-<digest of model>/final``; returns that checkpoint directory."""
+    from papergym.baselines import induction
+
+    digest = hashlib.sha256(model.encode()).hexdigest()[:6]
+    out = root / f"induction-{steps}-{digest}"
+    final = out / "final"
+    if (final / "config.json").exists():
+        logger.info("reusing the induction pre-training in %s", final)
+        return final
+    induction.main(
+        induction.Args(model=model, out=str(out), steps=steps, progress=False, device=device, threads=threads)
+    )
     return final
 
 

@@ -217,6 +217,7 @@ def sft_base(args: Args) -> str:
         seed=0,
         device=args.device,
         threads=args.threads,
+        induction_steps=args.induction_steps,
     )
     return str(path)
 

@@ -1,0 +1,158 @@
+"""Induction pre-training: a fresh tiny LM learns to copy spans out of its context before any SFT.
+
+Why: a real LM arrives at RL able to copy an order id or a user id from its prompt into a tool call (its
+pretraining grew induction heads); the tiny LM built in code does not. SFT on a service env's
+demonstrations alone does not teach it: on ``VoiceService-v0`` (simulated channel) the SFT-warmed tiny LM
+predicts the demonstrations' action tokens well but their digits at near chance (benchmarks/README.md,
+"Induction pre-training"), so every multi-step episode breaks at the first id it must repeat.
+
+The data are synthetic and cheap: a random "document" of words (runs of 3-10 digits, like ids, or 1-3
+random vocabulary tokens) followed by copies of a few of its spans, each on its own line; the loss is on
+every copied token after a span's first (the first one is a free choice, the rest follow from the
+context). Nothing of any env enters (no leak into any reproduction's measure). Run it with
+``papergym train induction --out runs/induction`` and SFT from ``runs/induction/final``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from papergym.baselines import sft
+from papergym.baselines.policy import PolicyModel, load_policy, pad_right
+from papergym.baselines.rollout import Segment
+from papergym.baselines.run import RunDirArgs, start_run
+from papergym.core.errors import require
+from papergym.core.trajectory import member_seed
+
+DIGIT_RUN = (3, 10)
+"""Length range of a digit word (inferred: tau2's ids are 7 digits, flight numbers 3-4)."""
+DIGIT_SHARE = 0.3
+"""The chance a document word is a digit run (inferred)."""
+SPAN_TOKENS = (4, 24)
+"""Length range of a copied span, in tokens (inferred: an id with its key, a short phrase)."""
+COPIES = (1, 4)
+"""Copied spans per example (inferred)."""
+
+
+@dataclass
+class Args(RunDirArgs):
+    """Induction pre-training of a fresh tiny LM (copy spans out of the context)."""
+
+    model: str = "tiny"
+    """"tiny" (a fresh tiny Qwen2 built in code) or a local checkpoint directory."""
+    device: str = "cpu"
+    """The torch device."""
+    out: str = "runs/induction"
+    """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
+    steps: int = 2000
+    """Optimizer steps."""
+    batch_size: int = 16
+    """Examples per step."""
+    min_length: int = 48
+    """Shortest document, in tokens."""
+    max_length: int = 512
+    """Longest document, in tokens (the copies come after it)."""
+    lr: float = 2e-3
+    """AdamW learning rate (a from-scratch tiny model)."""
+    warmup_steps: int = 50
+    """Linear learning-rate warm-up steps."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping norm."""
+    eval_examples: int = 64
+    """Held-out examples (another seed stream) for the copy accuracy at the end (0: skip)."""
+
+
+class ExampleMaker:
+    """Random copy examples in ``policy``'s vocabulary; ``make(seed)`` is a pure function of the seed."""
+
+    def __init__(self, tokenizer: Any, *, min_length: int, max_length: int) -> None:
+        if not 8 <= min_length <= max_length:
+            raise ValueError(f"need 8 <= min_length <= max_length, got {min_length}, {max_length}")
+        special = set(tokenizer.all_special_ids)
+        self.digits = np.array([tokenizer.convert_tokens_to_ids(d) for d in "0123456789"])
+        self.pool = np.array([i for i in range(len(tokenizer)) if i not in special])
+        newline = tokenizer.encode("\n", add_special_tokens=False)
+        if len(newline) != 1 or len(set(self.digits.tolist())) != 10:
+            raise ValueError("the tokenizer must encode a newline and each digit as one token")
+        self.newline = int(newline[0])
+        self.min_length, self.max_length = min_length, max_length
+
+    def make(self, seed: int) -> Segment:
+        """One example: document, then each copy on a new line; loss on each copy after its first token."""
+        rng = np.random.default_rng(seed)
+        target = int(rng.integers(self.min_length, self.max_length + 1))
+        doc: list[int] = []
+        starts: list[int] = []  # word boundaries: spans start there, as an id or a key would
+        while len(doc) < target:
+            starts.append(len(doc))
+            if rng.random() < DIGIT_SHARE:
+                run_length = int(rng.integers(DIGIT_RUN[0], DIGIT_RUN[1] + 1))
+                doc.extend(rng.choice(self.digits, run_length).tolist())
+            else:
+                doc.extend(rng.choice(self.pool, int(rng.integers(1, 4))).tolist())
+        ids = [*doc, self.newline]
+        mask = [0] * len(ids)
+        for _ in range(int(rng.integers(COPIES[0], COPIES[1] + 1))):
+            start = int(rng.choice(starts))
+            span = doc[start : start + int(rng.integers(SPAN_TOKENS[0], SPAN_TOKENS[1] + 1))]
+            ids.extend([*span, self.newline])
+            mask.extend([0, *[1] * (len(span) - 1), 0])
+        return Segment(token_ids=ids, loss_mask=mask, forced_mask=[0] * len(ids), logprobs=[0.0] * len(ids))
+
+
+def copy_accuracy(policy: PolicyModel, examples: list[Segment], *, batch: int = 16) -> float:
+    """Teacher-forced greedy accuracy on the loss-masked (copied) tokens of ``examples``."""
+    torch = require("torch", "llm")
+    right = total = 0
+    policy.model.eval()
+    with torch.no_grad():
+        for i in range(0, len(examples), batch):
+            chunk = examples[i : i + batch]
+            ids, attn = pad_right([c.token_ids for c in chunk], policy.pad_id, device=policy.device)
+            mask, _ = pad_right([c.loss_mask for c in chunk], 0, device=policy.device)
+            logits = policy.model(input_ids=ids, attention_mask=attn).logits[:, :-1]
+            hit = (logits.argmax(-1) == ids[:, 1:]) & (mask[:, 1:] > 0)
+            right += int(hit.sum())
+            total += int(mask[:, 1:].sum())
+    return right / max(1, total)
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Train on fresh examples every step; save ``out/final``; returns the loss and held-out copy accuracy."""
+    torch = require("torch", "llm")
+    run = start_run(args, total_steps=args.steps, desc="induction")
+    policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
+    maker = ExampleMaker(policy.tokenizer, min_length=args.min_length, max_length=args.max_length)
+    held_out = [maker.make(member_seed(args.seed + 1, 10**8 + i)) for i in range(args.eval_examples)]
+    result: dict[str, Any] = {}
+    if held_out:
+        result["copy_accuracy_before"] = copy_accuracy(policy, held_out)
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
+    run.restore(optimizer)
+    policy.model.train()
+    start = time.perf_counter()
+    metrics: dict[str, float] = {"loss": float("nan")}
+    for step in range(run.start_step, args.steps):
+        first = step * args.batch_size  # fresh examples every step, the same ones on a resumed run
+        batch = [maker.make(member_seed(args.seed, first + j)) for j in range(args.batch_size)]
+        metrics = sft.update(
+            policy,
+            optimizer,
+            batch,
+            lr=args.lr,
+            warmup_steps=args.warmup_steps,
+            max_grad_norm=args.max_grad_norm,
+            step=step,
+        )
+        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
+        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
+    result["loss"] = metrics["loss"]
+    if held_out:
+        result["copy_accuracy_after"] = copy_accuracy(policy, held_out)
+    run.finish(policy.model, policy.tokenizer)
+    result["out"] = str(run.out)
+    return result
