@@ -7,10 +7,11 @@ predicts the demonstrations' action tokens well but their digits at near chance 
 "Induction pre-training"), so every multi-step episode breaks at the first id it must repeat.
 
 The data are synthetic and cheap: a random "document" of words (runs of 3-10 digits, like ids, or 1-3
-random vocabulary tokens) followed by copies of a few of its spans, each on its own line; the loss is on
-every copied token after a span's first (the first one is a free choice, the rest follow from the
-context). Nothing of any env enters (no leak into any reproduction's measure). Run it with
-``papergym train induction --out runs/induction`` and SFT from ``runs/induction/final``.
+random vocabulary tokens) followed by copies of a few of its spans, each on its own line, or (half the
+examples) by the whole document again; the loss is on every copied token after a span's first (the first
+one is a free choice, the rest follow from the context). Nothing of any env enters (no leak into any
+reproduction's measure). Run it with ``papergym train induction --out runs/induction`` and SFT from
+``runs/induction/final``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ SPAN_TOKENS = (4, 24)
 """Length range of a copied span, in tokens (inferred: an id with its key, a short phrase)."""
 COPIES = (1, 4)
 """Copied spans per example (inferred)."""
+REPEAT_SHARE = 0.5
+"""The chance an example repeats its whole (half-length) document instead of copying spans (inferred:
+the dense signal of the classic induction-head task, which a tiny LM picks up sooner)."""
 
 
 @dataclass
@@ -62,6 +66,8 @@ class Args(RunDirArgs):
     """Linear learning-rate warm-up steps."""
     max_grad_norm: float = 1.0
     """Gradient clipping norm."""
+    repeat_share: float = REPEAT_SHARE
+    """The share of examples that repeat their whole document (the rest copy a few spans)."""
     eval_examples: int = 64
     """Held-out examples (another seed stream) for the copy accuracy at the end (0: skip)."""
 
@@ -69,22 +75,30 @@ class Args(RunDirArgs):
 class ExampleMaker:
     """Random copy examples in ``policy``'s vocabulary; ``make(seed)`` is a pure function of the seed."""
 
-    def __init__(self, tokenizer: Any, *, min_length: int, max_length: int) -> None:
+    def __init__(
+        self, tokenizer: Any, *, min_length: int, max_length: int, repeat_share: float = REPEAT_SHARE
+    ) -> None:
         if not 8 <= min_length <= max_length:
             raise ValueError(f"need 8 <= min_length <= max_length, got {min_length}, {max_length}")
-        special = set(tokenizer.all_special_ids)
         self.digits = np.array([tokenizer.convert_tokens_to_ids(d) for d in "0123456789"])
-        self.pool = np.array([i for i in range(len(tokenizer)) if i not in special])
         newline = tokenizer.encode("\n", add_special_tokens=False)
         if len(newline) != 1 or len(set(self.digits.tolist())) != 10:
             raise ValueError("the tokenizer must encode a newline and each digit as one token")
         self.newline = int(newline[0])
-        self.min_length, self.max_length = min_length, max_length
+        # the document's words: any token but the specials and the line separator
+        excluded = {*tokenizer.all_special_ids, self.newline}
+        self.pool = np.array([i for i in range(len(tokenizer)) if i not in excluded])
+        if not 0.0 <= repeat_share <= 1.0:
+            raise ValueError(f"repeat_share must be in [0, 1], got {repeat_share}")
+        self.min_length, self.max_length, self.repeat_share = min_length, max_length, repeat_share
 
     def make(self, seed: int) -> Segment:
         """One example: document, then each copy on a new line; loss on each copy after its first token."""
         rng = np.random.default_rng(seed)
         target = int(rng.integers(self.min_length, self.max_length + 1))
+        repeat = rng.random() < self.repeat_share
+        if repeat:
+            target = max(self.min_length // 2, target // 2)
         doc: list[int] = []
         starts: list[int] = []  # word boundaries: spans start there, as an id or a key would
         while len(doc) < target:
@@ -96,9 +110,11 @@ class ExampleMaker:
                 doc.extend(rng.choice(self.pool, int(rng.integers(1, 4))).tolist())
         ids = [*doc, self.newline]
         mask = [0] * len(ids)
-        for _ in range(int(rng.integers(COPIES[0], COPIES[1] + 1))):
+        spans = [doc] if repeat else []
+        for _ in range(0 if repeat else int(rng.integers(COPIES[0], COPIES[1] + 1))):
             start = int(rng.choice(starts))
-            span = doc[start : start + int(rng.integers(SPAN_TOKENS[0], SPAN_TOKENS[1] + 1))]
+            spans.append(doc[start : start + int(rng.integers(SPAN_TOKENS[0], SPAN_TOKENS[1] + 1))])
+        for span in spans:
             ids.extend([*span, self.newline])
             mask.extend([0, *[1] * (len(span) - 1), 0])
         return Segment(token_ids=ids, loss_mask=mask, forced_mask=[0] * len(ids), logprobs=[0.0] * len(ids))
@@ -126,7 +142,12 @@ def main(args: Args) -> dict[str, Any]:
     torch = require("torch", "llm")
     run = start_run(args, total_steps=args.steps, desc="induction")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
-    maker = ExampleMaker(policy.tokenizer, min_length=args.min_length, max_length=args.max_length)
+    maker = ExampleMaker(
+        policy.tokenizer,
+        min_length=args.min_length,
+        max_length=args.max_length,
+        repeat_share=args.repeat_share,
+    )
     held_out = [maker.make(member_seed(args.seed + 1, 10**8 + i)) for i in range(args.eval_examples)]
     result: dict[str, Any] = {}
     if held_out:

@@ -64,7 +64,7 @@ def demonstration_contexts(policy: PolicyModel, args: Args) -> list[Segment]:
             if bind is not None:
                 bind(envs[0])
             teacher.reset(seed=s)
-            act = _acting(teacher)
+            act = acting(teacher)
         for episode in demonstrations(policy, envs, seeds=[s], act=act):
             contexts.extend(seg for seg in episode.segments if any(seg.loss_mask))
     if not contexts:
@@ -87,7 +87,7 @@ def demonstrator(spec: str | None) -> Policy | None:
     return policy
 
 
-def _acting(teacher: Policy) -> Callable[[Any, Any], str]:
+def acting(teacher: Policy) -> Callable[[Any, Any], str]:
     """``teacher`` as the ``act(env, observation)`` of `demonstrations` (its actions must be text; a
     demonstration script sees no step info, so the policy gets an empty mapping)."""
 

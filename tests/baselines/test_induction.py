@@ -20,13 +20,13 @@ def _contains(doc: list[int], span: list[int]) -> bool:
 def test_examples_are_seeded_and_every_trained_token_continues_a_span_of_the_document(tiny_policy) -> None:
     maker = induction.ExampleMaker(tiny_policy.tokenizer, min_length=48, max_length=96)
     special = set(tiny_policy.tokenizer.all_special_ids)
-    for seed in range(20):
+    for seed in range(60):
         ex = maker.make(seed)
         assert ex == maker.make(seed)
         assert len(ex.token_ids) == len(ex.loss_mask) == len(ex.forced_mask)
         doc_end = ex.token_ids.index(maker.newline)
         doc = ex.token_ids[:doc_end]
-        assert len(doc) >= 48 and not special & set(ex.token_ids)
+        assert len(doc) >= 24 and not special & set(ex.token_ids)
         assert not any(ex.loss_mask[: doc_end + 1])  # nothing in the document is trained
         lines = ex.token_ids[doc_end + 1 :]
         masks = ex.loss_mask[doc_end + 1 :]
@@ -38,6 +38,10 @@ def test_examples_are_seeded_and_every_trained_token_continues_a_span_of_the_doc
                 assert masks[start:i] == [0] + [1] * (len(span) - 1) and masks[i] == 0
                 start = i + 1
     assert maker.make(0) != maker.make(1)
+    repeats = [ex for ex in map(maker.make, range(40)) if ex.token_ids.count(maker.newline) == 2]
+    assert 5 < len(repeats) < 35  # about half repeat the whole document
+    with pytest.raises(ValueError, match="repeat_share"):
+        induction.ExampleMaker(tiny_policy.tokenizer, min_length=48, max_length=96, repeat_share=1.5)
     tokens = maker.make(3).token_ids
     digit_share = sum(t in set(maker.digits.tolist()) for t in tokens) / len(tokens)
     assert digit_share > 0.2  # ids are what the envs' policies must copy
