@@ -52,14 +52,14 @@ class Args(RunDirArgs):
     """The torch device."""
     out: str = "runs/induction"
     """The run directory (metrics.jsonl, checkpoints/, final/, curves.png)."""
-    steps: int = 2000
-    """Optimizer steps."""
-    batch_size: int = 16
+    steps: int = 3000
+    """Optimizer steps (measured: the copy loss stays flat for ~2,000 steps of 32, then falls)."""
+    batch_size: int = 32
     """Examples per step."""
-    min_length: int = 48
+    min_length: int = 16
     """Shortest document, in tokens."""
-    max_length: int = 512
-    """Longest document, in tokens (the copies come after it)."""
+    max_length: int = 128
+    """Longest document, in tokens (the copies come after it; 512 stayed flat for 1,100 steps)."""
     lr: float = 2e-3
     """AdamW learning rate (a from-scratch tiny model)."""
     warmup_steps: int = 50
