@@ -16,7 +16,6 @@ reproduction's measure). Run it with ``papergym train induction --out runs/induc
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +138,7 @@ def copy_accuracy(policy: PolicyModel, examples: list[Segment], *, batch: int = 
 
 def main(args: Args) -> dict[str, Any]:
     """Train on fresh examples every step; save ``out/final``; returns the loss and held-out copy accuracy."""
-    torch = require("torch", "llm")
+    require("torch", "llm")  # the install hint before any work
     run = start_run(args, total_steps=args.steps, desc="induction")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     maker = ExampleMaker(
@@ -152,25 +151,20 @@ def main(args: Args) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if held_out:
         result["copy_accuracy_before"] = copy_accuracy(policy, held_out)
-    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
-    run.restore(optimizer)
-    policy.model.train()
-    start = time.perf_counter()
-    metrics: dict[str, float] = {"loss": float("nan")}
-    for step in range(run.start_step, args.steps):
+
+    def batch_at(step: int) -> list[Segment]:
         first = step * args.batch_size  # fresh examples every step, the same ones on a resumed run
-        batch = [maker.make(member_seed(args.seed, first + j)) for j in range(args.batch_size)]
-        metrics = sft.update(
-            policy,
-            optimizer,
-            batch,
-            lr=args.lr,
-            warmup_steps=args.warmup_steps,
-            max_grad_norm=args.max_grad_norm,
-            step=step,
-        )
-        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
-        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
+        return [maker.make(member_seed(args.seed, first + j)) for j in range(args.batch_size)]
+
+    metrics = sft.fit(
+        run,
+        policy,
+        batch_at,
+        steps=args.steps,
+        lr=args.lr,
+        warmup_steps=args.warmup_steps,
+        max_grad_norm=args.max_grad_norm,
+    )
     result["loss"] = metrics["loss"]
     if held_out:
         result["copy_accuracy_after"] = copy_accuracy(policy, held_out)

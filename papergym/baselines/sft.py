@@ -17,7 +17,14 @@ from typing import Any
 
 from papergym.baselines.policy import PolicyModel, load_policy, pad_right, token_logprobs
 from papergym.baselines.rollout import Segment, demonstrations
-from papergym.baselines.run import PolicyRunArgs, evaluate_args, make_envs, parse_kwargs, start_run
+from papergym.baselines.run import (
+    PolicyRunArgs,
+    Run,
+    evaluate_args,
+    make_envs,
+    parse_kwargs,
+    start_run,
+)
 from papergym.core.errors import require
 from papergym.core.trajectory import Policy, member_seed
 
@@ -133,6 +140,42 @@ def update(
     }
 
 
+def fit(
+    run: Run,
+    policy: PolicyModel,
+    batch_at: Callable[[int], Sequence[Segment]],
+    *,
+    steps: int,
+    lr: float,
+    warmup_steps: int,
+    max_grad_norm: float,
+    weight_decay: float = 0.0,
+) -> dict[str, float]:
+    """The cross-entropy loop every supervised trainer shares (SFT, the learned world model, induction
+    pre-training): AdamW (restored on a resumed run), then `update` on ``batch_at(step)`` for each of the
+    run's remaining steps up to ``steps``, each logged (with seconds since the loop began) and
+    checkpointed on the run's period. Returns the last step's metrics (loss NaN when no step ran)."""
+    torch = require("torch", "llm")
+    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=lr, weight_decay=weight_decay)
+    run.restore(optimizer)
+    policy.model.train()
+    start = time.perf_counter()
+    metrics: dict[str, float] = {"loss": float("nan")}
+    for step in range(run.start_step, steps):
+        metrics = update(
+            policy,
+            optimizer,
+            batch_at(step),
+            lr=lr,
+            warmup_steps=warmup_steps,
+            max_grad_norm=max_grad_norm,
+            step=step,
+        )
+        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
+        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
+    return metrics
+
+
 def main(args: Args, *, extra: Sequence[Segment] = ()) -> dict[str, Any]:
     """Train; returns the final metrics (loss, and success before/after when ``eval_tasks > 0``).
 
@@ -141,7 +184,7 @@ def main(args: Args, *, extra: Sequence[Segment] = ()) -> dict[str, Any]:
         extra: more trainable contexts mixed with the oracle's (e.g. CAFE's recovery data,
             `papergym.baselines.recovery`); with ``episodes=0`` they are the only data.
     """
-    torch = require("torch", "llm")
+    require("torch", "llm")  # the install hint before any work
     run = start_run(args, total_steps=args.steps, desc="sft")
     policy = load_policy(run.checkpoint_model_path or args.model, device=args.device)
     result: dict[str, Any] = {}
@@ -152,27 +195,22 @@ def main(args: Args, *, extra: Sequence[Segment] = ()) -> dict[str, Any]:
     contexts = (demonstration_contexts(policy, args) if args.episodes else []) + list(extra)
     if not contexts:
         raise ValueError("no training contexts: set episodes > 0 or pass extra contexts")
-    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
-    run.restore(optimizer)
-    policy.model.train()
-    start = time.perf_counter()
-    loss_value = float("nan")
-    for step in range(run.start_step, args.steps):
+
+    def batch_at(step: int) -> list[Segment]:
         rng = random.Random(member_seed(args.seed, 10**7 + step))  # a private generator per step
-        batch = [contexts[rng.randrange(len(contexts))] for _ in range(args.batch_size)]
-        metrics = update(
-            policy,
-            optimizer,
-            batch,
-            lr=args.lr,
-            warmup_steps=args.warmup_steps,
-            max_grad_norm=args.max_grad_norm,
-            step=step,
-        )
-        loss_value = metrics["loss"]
-        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
-        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
-    result["loss"] = loss_value
+        return [contexts[rng.randrange(len(contexts))] for _ in range(args.batch_size)]
+
+    metrics = fit(
+        run,
+        policy,
+        batch_at,
+        steps=args.steps,
+        lr=args.lr,
+        warmup_steps=args.warmup_steps,
+        max_grad_norm=args.max_grad_norm,
+        weight_decay=args.weight_decay,
+    )
+    result["loss"] = metrics["loss"]
     result["demonstration_contexts"] = len(contexts)
     if args.eval_tasks:
         result["success_after"] = evaluate_args(policy, args, max_new_tokens=args.max_new_tokens)

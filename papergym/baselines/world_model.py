@@ -136,7 +136,7 @@ def batch_at(examples: Sequence[Segment], step: int, args: Args) -> Sequence[Seg
 
 def main(args: Args) -> dict[str, Any]:
     """Collect transitions, train, save ``out/final``; returns the metrics (and accuracies if asked)."""
-    torch = require("torch", "llm")
+    require("torch", "llm")  # the install hint before any work
     start = time.perf_counter()
     run = start_run(args, total_steps=args.steps, desc="world model")
     pairs = training_pairs(args)
@@ -144,22 +144,15 @@ def main(args: Args) -> dict[str, Any]:
     policy = load_policy(resumed, device=args.device) if resumed else fresh_model(args, pairs)
     examples = tokenized_examples(policy, pairs, args.max_len)
     collected = time.perf_counter() - start
-    optimizer = torch.optim.AdamW(policy.model.parameters(), lr=args.lr, weight_decay=0.0)
-    run.restore(optimizer)
-    policy.model.train()
-    metrics: dict[str, float] = {"loss": float("nan")}
-    for step in range(run.start_step, args.steps):
-        metrics = sft.update(
-            policy,
-            optimizer,
-            batch_at(examples, step, args),
-            lr=args.lr,
-            warmup_steps=args.warmup_steps,
-            max_grad_norm=args.max_grad_norm,
-            step=step,
-        )
-        run.log(step, {**metrics, "seconds": time.perf_counter() - start})
-        run.checkpoint(step + 1, policy.model, policy.tokenizer, optimizer)
+    metrics = sft.fit(
+        run,
+        policy,
+        lambda step: batch_at(examples, step, args),
+        steps=args.steps,
+        lr=args.lr,
+        warmup_steps=args.warmup_steps,
+        max_grad_norm=args.max_grad_norm,
+    )
     policy.model.eval()
     run.finish(policy.model, policy.tokenizer)
     result: dict[str, Any] = {
