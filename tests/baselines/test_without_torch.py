@@ -70,7 +70,7 @@ def test_a_train_run_names_the_extra(algo: str, tmp_path: Path) -> None:
             "--out",
             str(tmp_path / "m"),
         ]
-    if algo == "world_model":  # it plays MobileGUI-v0 itself: no --env
+    if algo in ("world_model", "induction"):  # MobileGUI-v0 itself / synthetic text: no --env
         argv = ["train", algo, "--out", str(tmp_path / "run")]
     out = _python(f"from papergym.cli import main; main({argv!r})", tmp_path)
     assert out.returncode != 0
