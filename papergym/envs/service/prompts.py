@@ -11,7 +11,7 @@ from papergym.envs.service.domains import get_domain
 AGENT_INSTRUCTIONS = (
     "You are a customer service agent that helps the user according to the <policy> below. In each turn "
     "you either send a message to the user or make one tool call, never both. To call a tool, write only "
-    '<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>. The user ends the conversation.'
+    '<tool_call>{"name": ..., "arguments": {...}}</tool_call>. The user ends the conversation.'
 )
 """tau2's agent prompt, in papergym's words."""
 COMPACT_INSTRUCTIONS = (

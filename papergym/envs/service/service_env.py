@@ -83,8 +83,8 @@ class ServiceAgentEnv(TextEnv):
 
     ## Observation
     Text: the first observation holds the instructions, the policy, the tools' JSON schemas and the
-    user's opening message; later ones hold a tool result or the user's reply. ``info["tools"]`` and
-    ``info["policy"]`` (at reset) hold the schemas and the policy.
+    user's opening message; later ones hold a tool result or the user's reply. ``info["tools"]``,
+    ``info["policy"]`` and ``info["domain"]`` (at reset) hold the schemas, the policy and the domain's name.
 
     ## Action
     A message to the user, or one tool call ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
@@ -332,6 +332,7 @@ class ServiceAgentEnv(TextEnv):
         info = {
             K.TOOLS: list(tool_schemas(self.domain_name)),
             K.POLICY: self._policy(),
+            K.DOMAIN: self.domain_name,
         }
         if isinstance(opening, Turn):  # the user failed before its first word: the first step truncates
             self._s.failure = dict(opening.info[K.ERROR])
