@@ -3,11 +3,12 @@
 Every reproduction on a service env starts from the tiny LM SFT-warmed on demonstrations, and every one
 of them found a base that never succeeds. This measures why: each model reads held-out test-split
 demonstrations (the same policy that made its SFT data, here `HearingOracle` on ``VoiceService-v0``'s
-simulated channel) and predicts every action token from the true prefix (teacher forcing, greedy). Three
+simulated channel) and predicts every action token from the true prefix (teacher forcing, greedy). Four
 accuracies: all action tokens; the **digit** tokens among them (ids, order numbers: values the action must
-copy from what the user said or a tool returned); and **whole actions** (every token of the action right,
-what a multi-step episode needs step after step). Nothing here trains: the models are given (``--model
-NAME=DIR``); the README section says which commands made them.
+copy from what the user said or a tool returned); the tokens inside a tool call's quoted **argument
+values** (names, emails, ids: the digits and the letters the call must copy); and **whole actions**
+(every token of the action right, what a multi-step episode needs step after step). Nothing here
+trains: the models are given (``--model NAME=DIR``); the README section says which commands made them.
 
 Usage::
 
@@ -18,8 +19,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
-from typing import Any
 
 from readme_section import write_section
 
@@ -51,32 +52,53 @@ def held_out_segments(policy: PolicyModel, episodes: int) -> list[Segment]:
     return segments
 
 
-def accuracies(policy: PolicyModel, segments: Sequence[Segment]) -> dict[str, Any]:
-    """Teacher-forced greedy accuracy on action tokens, digit tokens and whole actions."""
+_IN_VALUE = re.compile(r'"arguments":\s*\{.*:\s*"[^"]*$', re.DOTALL)
+"""A tool-call prefix that ends inside a quoted argument value (the next token belongs to the value)."""
+CATEGORIES = ("tokens", "digits", "values", "actions")
+
+
+def action_runs(seg: Segment) -> list[tuple[int, int]]:
+    """The ``[start, end)`` token ranges of the demonstrator's actions in ``seg`` (its loss mask's runs)."""
+    runs, start = [], None
+    for i, trained in enumerate([*seg.loss_mask, 0]):
+        if trained and start is None:
+            start = i
+        elif not trained and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def accuracies(policy: PolicyModel, segments: Sequence[Segment]) -> dict[str, tuple[float, int]]:
+    """Teacher-forced greedy accuracy on action tokens, digit tokens, argument-value tokens and whole
+    actions: ``{category: (accuracy, count)}``."""
     import torch
 
     digits = {policy.tokenizer.convert_tokens_to_ids(d) for d in "0123456789"}
-    counts = {"tokens": [0, 0], "digits": [0, 0], "actions": [0, 0]}
+    counts = {k: [0, 0] for k in CATEGORIES}
     policy.model.eval()
     for seg in segments:
         with torch.no_grad():
             ids = torch.tensor([seg.token_ids], device=policy.device)
-            predicted = policy.model(input_ids=ids).logits[0, :-1].argmax(-1).tolist()
-        action_right: bool | None = None
-        for i in range(1, len(seg.token_ids) + 1):
-            trained = i < len(seg.token_ids) and seg.loss_mask[i]
-            if trained:
+            predicted = policy.model(input_ids=ids).logits[0].argmax(-1).tolist()
+        for start, end in action_runs(seg):
+            if start == 0:
+                continue  # nothing predicts a context's first token
+            action_right = True
+            for i in range(start, end):
                 right = predicted[i - 1] == seg.token_ids[i]
-                counts["tokens"][0] += right
-                counts["tokens"][1] += 1
-                if seg.token_ids[i] in digits:
-                    counts["digits"][0] += right
-                    counts["digits"][1] += 1
-                action_right = right if action_right is None else action_right and right
-            elif action_right is not None:  # an action just ended
-                counts["actions"][0] += action_right
-                counts["actions"][1] += 1
-                action_right = None
+                action_right = action_right and right
+                in_value = bool(_IN_VALUE.search(policy.tokenizer.decode(seg.token_ids[start:i])))
+                for category, member in (
+                    ("tokens", True),
+                    ("digits", seg.token_ids[i] in digits),
+                    ("values", in_value),
+                ):
+                    if member:
+                        counts[category][0] += right
+                        counts[category][1] += 1
+            counts["actions"][0] += action_right
+            counts["actions"][1] += 1
     return {k: (right / max(1, n), n) for k, (right, n) in counts.items()}
 
 
@@ -99,7 +121,7 @@ def run() -> None:
         if segments is None:  # one tokenizer for all: every tiny LM shares the pinned one
             segments = held_out_segments(policy, args.episodes)
         acc = accuracies(policy, segments)
-        cells = " | ".join(f"{acc[k][0]:.3f}" for k in ("tokens", "digits", "actions"))
+        cells = " | ".join(f"{acc[k][0]:.3f}" for k in CATEGORIES)
         rows.append(f"| {name} | {cells} |")
         counts = acc
     command = "python benchmarks/tiny_copying.py " + " ".join(f"--model {m}" for m in args.model)
@@ -108,10 +130,11 @@ def run() -> None:
             *([args.note, ""] if args.note else []),
             f"`{command} --episodes {args.episodes}`: {args.episodes} held-out `{ENV}` test tasks "
             f"({', '.join(ENV_KW)}), `HearingOracle` demonstrations; {counts['tokens'][1]} action tokens, "
-            f"{counts['digits'][1]} of them digits, {counts['actions'][1]} actions.",
+            f"{counts['digits'][1]} of them digits, {counts['values'][1]} inside tool-call argument values, "
+            f"{counts['actions'][1]} actions.",
             "",
-            "| model | action tokens | digit tokens | whole actions |",
-            "|---|---|---|---|",
+            "| model | action tokens | digit tokens | argument values | whole actions |",
+            "|---|---|---|---|---|",
             *rows,
         ]
     )
