@@ -139,7 +139,8 @@ class WarmStartArgs(ReproArgs):
     ``demonstrator``); None: the env's privileged oracle."""
     induction_steps: int = 0
     """Steps of induction pre-training (`papergym.baselines.induction`: copy spans out of the context)
-    before the SFT warm start of the tiny LM (0: none; with --model DIR: never)."""
+    before the SFT warm start of the tiny LM (0: none; with --model DIR: never). Measured on VoiceService-v0:
+    it made the SFT model copy worse, not better (benchmarks/README.md, "Tiny-LM copying")."""
 
 
 SMOKE_WARM_START: dict[str, Any] = {
