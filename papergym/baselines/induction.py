@@ -4,7 +4,8 @@ Why: a real LM arrives at RL able to copy an order id or a user id from its prom
 pretraining grew induction heads); the tiny LM built in code does not. SFT on a service env's
 demonstrations alone does not teach it: on ``VoiceService-v0`` (simulated channel) the SFT-warmed tiny LM
 predicts the demonstrations' action tokens well but their digits at near chance (benchmarks/README.md,
-"Tiny-LM copying and induction pre-training"), so every multi-step episode breaks at the first id it must repeat.
+"Tiny-LM copying and induction pre-training"), so every multi-step episode breaks at the first id it
+must repeat.
 
 The data are synthetic and cheap: a random "document" of words (runs of 3-10 digits, like ids, or 1-3
 random vocabulary tokens) followed by copies of a few of its spans, each on its own line, or (half the
