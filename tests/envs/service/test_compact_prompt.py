@@ -57,7 +57,7 @@ def test_unknown_prompt_mode_is_refused() -> None:
 def test_both_prompts_show_the_call_format_verbatim_and_reset_names_the_domain(prompt: str) -> None:
     env = gym.make("papergym/ServiceAgent-v0", domain="airline", prompt=prompt)
     obs, info = env.reset(seed=0)
-    # the format the parser accepts, with single braces (the full prompt once showed "{{" from a format escape)
+    # the format the parser accepts, single braces (the full prompt once showed "{{" from a format escape)
     assert '<tool_call>{"name": ..., "arguments": {...}}</tool_call>' in obs
     assert "{{" not in obs.split("<policy>")[0]
     assert info[K.DOMAIN] == "airline"
