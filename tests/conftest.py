@@ -90,3 +90,14 @@ def _one_torch_thread() -> Iterator[None]:
 @pytest.fixture
 def counter_env() -> CounterEnv:
     return CounterEnv()
+
+
+@pytest.fixture
+def benchmark_module(monkeypatch: pytest.MonkeyPatch):
+    """``benchmark_module("name")``: the script ``benchmarks/name.py`` imported as a module (its folder on
+    sys.path for the test only, so its own ``readme_section`` import resolves)."""
+    import importlib
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module

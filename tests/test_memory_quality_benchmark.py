@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gymnasium as gym
 import pytest
 
 import papergym  # noqa: F401  (registers the ids)
 from papergym.core import info_keys as K
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-def bench(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import memory_quality
-
-    return memory_quality
+def bench(benchmark_module):
+    return benchmark_module("memory_quality")
 
 
 def test_the_policy_acts_on_the_observation_text_alone(bench) -> None:

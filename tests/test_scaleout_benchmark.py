@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def scaleout(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import scaleout
-
-    return scaleout
+def scaleout(benchmark_module):
+    return benchmark_module("scaleout")
 
 
 def test_lockstep_and_ready_runners_play_the_same_steps(scaleout) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -13,15 +12,10 @@ torch = pytest.importorskip("torch")
 from papergym.baselines.policy import load_policy  # noqa: E402
 from papergym.baselines.rollout import Segment  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-def bench(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import tiny_copying
-
-    return tiny_copying
+def bench(benchmark_module):
+    return benchmark_module("tiny_copying")
 
 
 def test_action_runs_are_the_loss_mask_runs(bench) -> None:
