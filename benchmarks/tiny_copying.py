@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from readme_section import write_section
 
 from papergym.baselines.policy import PolicyModel, load_policy
-from papergym.baselines.rollout import Segment, demonstrations
+from papergym.baselines.rollout import Episode, demonstrations
 from papergym.baselines.run import make_envs, parse_kwargs, split_options
 from papergym.baselines.sft import acting, demonstrator
 
@@ -36,20 +36,19 @@ FIRST_SEED = 10_000
 """Test-split task seeds start here (any seed: the split keeps them apart from the SFT's training tasks)."""
 
 
-def held_out_segments(policy: PolicyModel, episodes: int) -> list[Segment]:
-    """The demonstrator's test-split episodes as token contexts (loss mask = its actions)."""
+def held_out_episodes(policy: PolicyModel, episodes: int) -> list[Episode]:
+    """The demonstrator's test-split episodes in token space (``episode.spans``: where its actions lie)."""
     env = make_envs(ENV, parse_kwargs(ENV_KW), 1)[0]
     options = split_options(env, "test")
     teacher = demonstrator(DEMONSTRATOR)
     assert teacher is not None
-    segments: list[Segment] = []
+    out: list[Episode] = []
     for seed in range(FIRST_SEED, FIRST_SEED + episodes):
         teacher.bind(env)  # type: ignore[attr-defined]
         teacher.reset(seed=seed)
-        (episode,) = demonstrations(policy, [env], seeds=[seed], options=options, act=acting(teacher))
-        segments.extend(s for s in episode.segments if any(s.loss_mask))
+        out.extend(demonstrations(policy, [env], seeds=[seed], options=options, act=acting(teacher)))
     env.close()
-    return segments
+    return out
 
 
 _IN_VALUE = re.compile(r'"arguments":\s*\{.*:\s*"[^"]*$', re.DOTALL)
@@ -57,19 +56,7 @@ _IN_VALUE = re.compile(r'"arguments":\s*\{.*:\s*"[^"]*$', re.DOTALL)
 CATEGORIES = ("tokens", "digits", "values", "actions")
 
 
-def action_runs(seg: Segment) -> list[tuple[int, int]]:
-    """The ``[start, end)`` token ranges of the demonstrator's actions in ``seg`` (its loss mask's runs)."""
-    runs, start = [], None
-    for i, trained in enumerate([*seg.loss_mask, 0]):
-        if trained and start is None:
-            start = i
-        elif not trained and start is not None:
-            runs.append((start, i))
-            start = None
-    return runs
-
-
-def accuracies(policy: PolicyModel, segments: Sequence[Segment]) -> dict[str, tuple[float, int]]:
+def accuracies(policy: PolicyModel, episodes: Sequence[Episode]) -> dict[str, tuple[float, int]]:
     """Teacher-forced greedy accuracy on action tokens, digit tokens, argument-value tokens and whole
     actions: ``{category: (accuracy, count)}``."""
     import torch
@@ -77,16 +64,19 @@ def accuracies(policy: PolicyModel, segments: Sequence[Segment]) -> dict[str, tu
     digits = {policy.tokenizer.convert_tokens_to_ids(d) for d in "0123456789"}
     counts = {k: [0, 0] for k in CATEGORIES}
     policy.model.eval()
-    for seg in segments:
-        with torch.no_grad():
-            ids = torch.tensor([seg.token_ids], device=policy.device)
-            predicted = policy.model(input_ids=ids).logits[0].argmax(-1).tolist()
-        for start, end in action_runs(seg):
+    for episode in episodes:
+        predicted = []
+        for seg in episode.segments:
+            with torch.no_grad():
+                ids = torch.tensor([seg.token_ids], device=policy.device)
+                predicted.append(policy.model(input_ids=ids).logits[0].argmax(-1).tolist())
+        for span in episode.spans:
+            seg, start, end = episode.segments[span.segment], span.start, span.end
             if start == 0:
                 continue  # nothing predicts a context's first token
             action_right = True
             for i in range(start, end):
-                right = predicted[i - 1] == seg.token_ids[i]
+                right = predicted[span.segment][i - 1] == seg.token_ids[i]
                 action_right = action_right and right
                 in_value = bool(_IN_VALUE.search(policy.tokenizer.decode(seg.token_ids[start:i])))
                 for category, member in (
@@ -112,15 +102,15 @@ def run() -> None:
     parser.add_argument("--note", default="", help="how the models were made (goes above the table)")
     args = parser.parse_args()
     rows = []
-    segments: list[Segment] | None = None
+    held_out: list[Episode] | None = None
     for spec in args.model:
         name, sep, path = spec.partition("=")
         if not sep:
             parser.error(f"--model takes NAME=DIR, got {spec!r}")
         policy = load_policy(path)
-        if segments is None:  # one tokenizer for all: every tiny LM shares the pinned one
-            segments = held_out_segments(policy, args.episodes)
-        acc = accuracies(policy, segments)
+        if held_out is None:  # one tokenizer for all: every tiny LM shares the pinned one
+            held_out = held_out_episodes(policy, args.episodes)
+        acc = accuracies(policy, held_out)
         cells = " | ".join(f"{acc[k][0]:.3f}" for k in CATEGORIES)
         rows.append(f"| {name} | {cells} |")
         counts = acc

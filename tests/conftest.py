@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,8 +98,5 @@ def counter_env() -> CounterEnv:
 def benchmark_module(monkeypatch: pytest.MonkeyPatch):
     """``benchmark_module("name")``: the script ``benchmarks/name.py`` imported as a module (its folder on
     sys.path for the test only, so its own ``readme_section`` import resolves)."""
-    import importlib
-    from pathlib import Path
-
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     return importlib.import_module

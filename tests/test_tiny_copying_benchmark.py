@@ -18,9 +18,13 @@ def bench(benchmark_module):
     return benchmark_module("tiny_copying")
 
 
-def test_action_runs_are_the_loss_mask_runs(bench) -> None:
-    seg = Segment(token_ids=list(range(8)), loss_mask=[0, 1, 1, 0, 0, 1, 0, 1])
-    assert bench.action_runs(seg) == [(1, 3), (5, 6), (7, 8)]
+def test_the_scored_actions_are_exactly_the_trained_tokens(bench) -> None:
+    # the spans the benchmark scores are the demonstrator's actions: the tokens SFT trains on, no others
+    (episode,) = bench.held_out_episodes(load_policy("tiny"), 1)
+    in_span = [[0] * len(s.token_ids) for s in episode.segments]
+    for span in episode.spans:
+        in_span[span.segment][span.start : span.end] = [1] * span.length
+    assert episode.spans and in_span == [s.loss_mask for s in episode.segments]
 
 
 class _Oracle(torch.nn.Module):
@@ -39,15 +43,16 @@ class _Oracle(torch.nn.Module):
 
 def test_an_oracle_scores_one_and_a_fresh_model_does_not(bench) -> None:
     policy = load_policy("tiny")
-    segments = bench.held_out_segments(policy, 1)
-    fresh = bench.accuracies(policy, segments)
+    episodes = bench.held_out_episodes(policy, 1)
+    segments = [s for e in episodes for s in e.segments]
+    fresh = bench.accuracies(policy, episodes)
     assert set(fresh) == set(bench.CATEGORIES)
     tokens, digits, values = fresh["tokens"][1], fresh["digits"][1], fresh["values"][1]
     assert 0 < digits < tokens and 0 < values < tokens  # the demo copies ids and names into its calls
-    assert fresh["actions"][1] == sum(len(bench.action_runs(s)) for s in segments)
+    assert fresh["actions"][1] == sum(len(e.spans) for e in episodes)
     assert fresh["actions"][0] < 0.5  # an untrained model gets few whole actions right
     oracle = dataclasses.replace(policy, model=_Oracle(len(policy.tokenizer), segments))
-    assert all(acc == 1.0 for acc, _ in bench.accuracies(oracle, segments).values())
+    assert all(acc == 1.0 for acc, _ in bench.accuracies(oracle, episodes).values())
 
 
 def test_value_tokens_are_those_inside_quoted_argument_values(bench) -> None:
