@@ -121,7 +121,8 @@ def main() -> None:
         "(VoiceService-v0: `channel=simulated prompt=compact format_penalty=0 max_steps=16`, as `papergym "
         "reproduce speechgym`; MobileGUI-v0: the settings tasks of `papergym reproduce wm-r1`). "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, 1-min load average "
-        f"{load:.1f} at the end. Command: `python benchmarks/micro_batch.py --write benchmarks/README.md`."
+        f"{load:.1f} at the end. Command: `python benchmarks/micro_batch.py --threads {args.threads} "
+        "--write benchmarks/README.md`."
     )
     print(body)
     if args.write:
