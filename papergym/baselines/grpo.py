@@ -38,8 +38,20 @@ from typing import Any, Literal
 import numpy as np
 
 from papergym.baselines import prefix as pfx
-from papergym.baselines.losses import clipped_policy_loss, group_advantages, nonzero_variance_groups
-from papergym.baselines.policy import PolicyModel, load_policy, pad_right, role_backends, token_logprobs
+from papergym.baselines.losses import (
+    LossStats,
+    clipped_policy_loss,
+    group_advantages,
+    nonzero_variance_groups,
+)
+from papergym.baselines.policy import (
+    PolicyModel,
+    load_policy,
+    micro_batches,
+    pad_right,
+    role_backends,
+    token_logprobs,
+)
 from papergym.baselines.rollout import Episode, ForcedTokens, run_episodes, scripted_tokens
 from papergym.baselines.run import (
     PolicyRunArgs,
@@ -112,6 +124,10 @@ class Args(PolicyRunArgs):
     """KL estimator."""
     drop_zero_variance: bool | None = None
     """Drop groups whose rewards are all equal (None: the variant's, DAPO True)."""
+    micro_batch: int = 1
+    """Rows per forward/backward pass of an update; gradients accumulate over a batch's micro-batches,
+    so the update is the whole batch's (0: one pass over every row). Rows of similar length go together.
+    1 pads nothing, the fastest on a CPU; raise it on a GPU as memory allows."""
     updates_per_batch: int = 1
     """Policy updates per sampling stage (μ; 1 makes the ratio 1 on the only update; 0 samples and scores
     only, the policy frozen: e.g. the agent of CAFE's critic-only ablation)."""
@@ -296,46 +312,95 @@ def update(
     reference: Any,
     rows: Sequence[tuple[list[int], list[int], list[int], list[float]]],
 ) -> tuple[float, Any]:
-    """``updates_per_batch`` clipped policy-gradient steps on ``rows``; the last loss and its statistics
-    (NaN and None without rows)."""
+    """``updates_per_batch`` clipped policy-gradient steps on ``rows`` (token ids, on-policy mask,
+    off-policy prefix mask, per-token advantages), each accumulating gradients over ``micro_batch``-row
+    passes; the last loss and its statistics (NaN and None without rows)."""
     torch = require("torch", "llm")
     if not rows:
         return float("nan"), None
     model = policy.model
-    ids, attn = pad_right([r[0] for r in rows], policy.pad_id, device=policy.device)
-    on_mask = pad_right([r[1] for r in rows], 0, device=policy.device)[0].float()
-    off_mask = pad_right([r[2] for r in rows], 0, device=policy.device)[0].float()
-    width = ids.shape[1]
-    adv_t = torch.tensor([r[3] + [0.0] * (width - len(r[3])) for r in rows], device=policy.device)
-    keep = (on_mask + off_mask) > 0  # the head runs at trained positions only
+    parts = [
+        _MicroBatch.of([rows[i] for i in chunk], policy)
+        for chunk in micro_batches([len(r[0]) for r in rows], args.micro_batch)
+    ]
+    loss_tokens = float(sum(p.on_mask.sum() for p in parts))
+    trained_tokens = float(sum((p.on_mask + p.off_mask).sum() for p in parts))
     with torch.no_grad():
-        ref_logp = token_logprobs(reference, ids, attn, keep=keep) if reference is not None else None
-        old_logp = token_logprobs(model, ids, attn, keep=keep) if args.updates_per_batch > 1 else None
+        for part in parts:
+            keep = part.keep
+            part.ref_logp = (
+                token_logprobs(reference, part.ids, part.attn, keep=keep) if reference is not None else None
+            )
+            part.old_logp = (
+                token_logprobs(model, part.ids, part.attn, keep=keep) if args.updates_per_batch > 1 else None
+            )
     model.train()
     loss_value, stats = float("nan"), None
     for _ in range(args.updates_per_batch):
-        logp = token_logprobs(model, ids, attn, keep=keep)  # (R, L)
-        loss, stats = clipped_policy_loss(
-            logp,
-            logp.detach() if old_logp is None else old_logp,
-            adv_t,
-            on_mask,
-            eps_low=args.eps_low,
-            eps_high=setup.eps_high,
-            norm=setup.norm,
-            max_length=args.max_new_tokens,
-            ref_logp=ref_logp,
-            beta=setup.beta,
-            kl=args.kl,
-        )
-        if off_mask.any():  # LUFFY: off-policy prefix tokens weighted by π/(π+γ), no clipping
-            loss = loss + pfx.luffy_loss(logp, adv_t, on_mask, off_mask)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        loss_value, part_stats = 0.0, []
+        for part in parts:
+            logp = token_logprobs(model, part.ids, part.attn, keep=part.keep)  # (r, L)
+            loss, part_stat = clipped_policy_loss(
+                logp,
+                logp.detach() if part.old_logp is None else part.old_logp,
+                part.advantages,
+                part.on_mask,
+                eps_low=args.eps_low,
+                eps_high=setup.eps_high,
+                norm=setup.norm,
+                max_length=args.max_new_tokens,
+                ref_logp=part.ref_logp,
+                beta=setup.beta,
+                kl=args.kl,
+                batch_rows=len(rows),
+                batch_tokens=loss_tokens,
+            )
+            if part.off_mask.any():  # LUFFY: off-policy prefix tokens weighted by π/(π+γ), no clipping
+                loss = loss + pfx.luffy_loss(
+                    logp, part.advantages, part.on_mask, part.off_mask, batch_tokens=trained_tokens
+                )
+            loss.backward()
+            loss_value += float(loss.detach())
+            part_stats.append((part_stat, float(part.on_mask.sum())))
         torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
         optimizer.step()
-        loss_value = float(loss.detach())
+        stats = LossStats.pooled(part_stats)
     return loss_value, stats
+
+
+@dataclass
+class _MicroBatch:
+    """One micro-batch of an update's rows, right-padded, with its masks and advantages; the reference
+    and sampling log-probs are filled in before the first pass."""
+
+    ids: Any
+    attn: Any
+    on_mask: Any
+    off_mask: Any
+    advantages: Any
+    ref_logp: Any = None
+    old_logp: Any = None
+
+    @classmethod
+    def of(
+        cls, rows: Sequence[tuple[list[int], list[int], list[int], list[float]]], policy: PolicyModel
+    ) -> _MicroBatch:
+        torch = require("torch", "llm")
+        ids, attn = pad_right([r[0] for r in rows], policy.pad_id, device=policy.device)
+        width = ids.shape[1]
+        return cls(
+            ids=ids,
+            attn=attn,
+            on_mask=pad_right([r[1] for r in rows], 0, device=policy.device)[0].float(),
+            off_mask=pad_right([r[2] for r in rows], 0, device=policy.device)[0].float(),
+            advantages=torch.tensor([r[3] + [0.0] * (width - len(r[3])) for r in rows], device=policy.device),
+        )
+
+    @property
+    def keep(self) -> Any:
+        """The positions whose log-probs are read (the head runs there only)."""
+        return (self.on_mask + self.off_mask) > 0
 
 
 def step_metrics(

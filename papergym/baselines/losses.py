@@ -7,7 +7,8 @@ on-policy distillation (their trainers build the mask and the advantages).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Literal
 
 from papergym.core.errors import require
@@ -75,6 +76,17 @@ class LossStats:
     mean_ratio: float
     mean_kl: float
 
+    @staticmethod
+    def pooled(parts: Sequence[tuple[LossStats, float]]) -> LossStats:
+        """A batch's statistics from its micro-batches' ``(stats, loss tokens)``: token-weighted means."""
+        total = sum(n for _, n in parts)
+        weights = [n / total if total > 0 else 1.0 / len(parts) for _, n in parts]
+        means = {
+            f.name: sum(w * getattr(s, f.name) for (s, _), w in zip(parts, weights, strict=True))
+            for f in fields(LossStats)
+        }
+        return LossStats(**means)
+
 
 def clipped_policy_loss(
     logp: torch.Tensor,
@@ -89,8 +101,14 @@ def clipped_policy_loss(
     ref_logp: torch.Tensor | None = None,
     beta: float = 0.0,
     kl: KLEstimator = "k3",
+    batch_rows: int | None = None,
+    batch_tokens: float | None = None,
 ) -> tuple[torch.Tensor, LossStats]:
     """The clipped surrogate loss of GRPO and its variants (to minimise).
+
+    Given one micro-batch of a larger batch, with that batch's ``batch_rows`` and ``batch_tokens``, it
+    returns this micro-batch's share of the whole batch's loss: the shares sum to the loss of one pass
+    over the whole batch (and their gradients to its gradient), whichever way the rows are split.
 
     Args:
         logp: ``(B, T)`` log-probs of the sampled tokens under the current policy.
@@ -105,9 +123,12 @@ def clipped_policy_loss(
         ref_logp: ``(B, T)`` reference log-probs, needed when ``beta > 0``.
         beta: the KL penalty weight (DeepSeekMath 0.04; DAPO 0).
         kl: the KL estimator.
+        batch_rows: the whole batch's rows (default: ``B``).
+        batch_tokens: the whole batch's loss tokens, ``mask``'s sum over every micro-batch (default:
+            this ``mask``'s sum).
 
     Returns:
-        The scalar loss and its `LossStats`.
+        The scalar loss and its `LossStats` (over this call's tokens).
     """
     if logp.shape != old_logp.shape or logp.shape != mask.shape:
         raise ValueError(
@@ -125,12 +146,14 @@ def clipped_policy_loss(
     kl_tokens = kl_estimate(logp, ref_logp, kl) if ref_logp is not None else logp.new_zeros(logp.shape)
     if beta > 0:
         per_token = per_token + beta * kl_tokens
+    rows = logp.shape[0] if batch_rows is None else batch_rows
     if norm == "seq":
-        loss = ((per_token * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)).mean()
+        loss = ((per_token * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)).sum() / rows
     elif norm == "token":
-        loss = (per_token * mask).sum() / mask.sum().clamp(min=1.0)
+        tokens = mask.sum() if batch_tokens is None else mask.new_tensor(batch_tokens)
+        loss = (per_token * mask).sum() / tokens.clamp(min=1.0)
     elif norm == "constant":
-        loss = (per_token * mask).sum() / (logp.shape[0] * max_length)  # type: ignore[operator]
+        loss = (per_token * mask).sum() / (rows * max_length)  # type: ignore[operator]
     else:
         raise ValueError(f"norm must be 'seq', 'token' or 'constant', got {norm!r}")
     with require("torch", "llm").no_grad():

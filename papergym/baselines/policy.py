@@ -170,6 +170,19 @@ def pad_right(sequences: Sequence[Sequence[int]], pad_id: int, *, device: Any = 
     return ids.to(device), mask.to(device)
 
 
+def micro_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Row indices in groups of at most ``size`` (0: one group of every row), rows of similar length
+    together (sorted by length, stable), so each group pads little. With ``size=1`` nothing is padded:
+    on a CPU the tiny LM's SFT step on 8 VoiceService-v0 contexts of 1,192-3,653 tokens ran 5.1x faster
+    than one padded pass, and 1.7x on MobileGUI-v0's of 903-1,290 (benchmarks/README.md, "Micro-batching")."""
+    if size < 0:
+        raise ValueError(f"a micro-batch size must be >= 0, got {size}")
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    if size == 0:
+        return [order] if order else []
+    return [order[i : i + size] for i in range(0, len(order), size)]
+
+
 HEAD_ONLY_TYPES = frozenset({"qwen2", "qwen3", "llama", "mistral"})
 """Model types whose logits are exactly ``lm_head(last hidden state)`` (no soft-capping or scaling), so
 `token_logprobs` may apply the head at the kept positions only. Others always take the full path."""

@@ -158,9 +158,19 @@ def loss_masks(segment: Segment, luffy: bool) -> tuple[list[int], list[int]]:
     return on, list(off)
 
 
-def luffy_loss(logp: Any, advantages: Any, on_mask: Any, off_mask: Any, gamma: float = LUFFY_GAMMA) -> Any:
+def luffy_loss(
+    logp: Any,
+    advantages: Any,
+    on_mask: Any,
+    off_mask: Any,
+    gamma: float = LUFFY_GAMMA,
+    *,
+    batch_tokens: float | None = None,
+) -> Any:
     """LUFFY's term for off-policy prefix tokens: ``-(π/(π+γ)) · A`` over them, no clipping, averaged over
-    all trained tokens (``(R, L)`` tensors in, a scalar out)."""
+    all trained tokens (``(R, L)`` tensors in, a scalar out). On a micro-batch, ``batch_tokens`` is the
+    whole batch's trained-token count (default: this one's)."""
     p = logp.exp()
     shaped = -(p / (p + gamma)) * advantages * off_mask
-    return shaped.sum() / (on_mask + off_mask).sum().clamp(min=1.0)
+    trained = (on_mask + off_mask).sum() if batch_tokens is None else on_mask.new_tensor(batch_tokens)
+    return shaped.sum() / trained.clamp(min=1.0)

@@ -57,6 +57,9 @@ class ReproArgs:
     """The torch device (cuda for a GPU run)."""
     threads: int = 1
     """torch CPU threads (1 is fastest on a shared 2-core machine)."""
+    micro_batch: int = 1
+    """Rows per forward/backward pass of every GRPO update and SFT step (gradients accumulate to the whole
+    batch's; 1 is fastest on a CPU, raise it on a GPU as memory allows)."""
     smoke: bool = False
     """Run the same code path on a minimal budget (a test runs every --smoke)."""
     write: str | None = None
@@ -75,6 +78,7 @@ class GroupShape(Protocol):
     max_new_tokens: int
     device: str
     threads: int
+    micro_batch: int
 
 
 def grpo_config(
@@ -110,6 +114,7 @@ def grpo_config(
         progress=False,
         threads=args.threads,
         device=args.device,
+        micro_batch=args.micro_batch,
         **mechanism,
     )
 
@@ -177,6 +182,7 @@ def warm_base(args: WarmStartArgs, *, model: str = "tiny", seed: int = 0, steps:
         model=model,
         demonstrator=args.sft_demonstrator,
         induction_steps=args.induction_steps if model == "tiny" else 0,
+        micro_batch=args.micro_batch,
     )
     return str(path)
 
@@ -319,11 +325,13 @@ def sft_warm_start(
     model: str = "tiny",
     demonstrator: str | None = None,
     induction_steps: int = 0,
+    micro_batch: int = 1,
 ) -> Path:
     """A model SFT-warmed on oracle demonstrations (`papergym.baselines.sft`), cached under ``root``.
 
     The run directory is ``root/sft-<digest of the settings>``, so reproductions that share a warm start
-    (same env, data, budget and seed) train it once; ``device`` and ``threads`` do not enter the digest.
+    (same env, data, budget and seed) train it once; ``device``, ``threads`` and ``micro_batch`` do not
+    enter the digest.
     ``demonstrator`` (`papergym.baselines.sft.Args`'s) enters it only when set, so the oracle's warm
     starts keep their directories; so does ``induction_steps`` (> 0: ``model`` is first induction
     pre-trained, `induction_pretrained`, and the SFT starts from that).
@@ -363,6 +371,7 @@ def sft_warm_start(
             threads=threads,
             device=device,
             demonstrator=demonstrator,
+            micro_batch=micro_batch,
         )
     )
     (out / "settings.json").write_text(json.dumps(settings) + "\n")

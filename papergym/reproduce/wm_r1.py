@@ -218,6 +218,7 @@ def sft_base(args: Args) -> str:
         device=args.device,
         threads=args.threads,
         induction_steps=args.induction_steps,
+        micro_batch=args.micro_batch,
     )
     return str(path)
 
