@@ -103,3 +103,10 @@ def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch: pytest.M
     assert record["summary"]["settings"]["model"] == str(model)
     first = json.loads((out / "seed0" / "wm_imagine" / "metrics.jsonl").read_text().splitlines()[0])
     assert first["step"] == 0
+
+
+def test_gain_ratio_is_na_when_the_real_arm_did_not_gain() -> None:
+    assert wm_r1.gain_ratio(0.16, 0.087) == "1.84"
+    # two negative gains would otherwise read as "3.33": wm_imagine lost more than real did
+    assert wm_r1.gain_ratio(-0.042, -0.0126).startswith("n/a")
+    assert wm_r1.gain_ratio(0.05, 0.0).startswith("n/a")
