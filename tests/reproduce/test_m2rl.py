@@ -86,9 +86,10 @@ def test_smoke_run_trains_every_arm_and_writes_the_report(tmp_path: Path) -> Non
     assert (
         list(norms) == summary["cosines"]["names"] == ["expert_countdown", "expert_arith", "mix_rl", "mopd"]
     )
-    # MOPD routes to its own seed's experts: at step 0 (student = base) its reverse KL is nonzero (beyond float noise) exactly when
-    # one of them left the base (an expert whose smoke GRPO saw no reward variance is the base itself; which
-    # do differs with torch's thread count). Its weights move either way (AdamW's weight decay, M2RL's 0.1).
+    # MOPD routes to its own seed's experts: at step 0 (student = base) its reverse KL is nonzero (beyond
+    # float noise) exactly when one of them left the base (an expert whose smoke GRPO saw no reward variance
+    # is the base itself; which do differs with torch's thread count). Its weights move either way (AdamW's
+    # weight decay, M2RL's 0.1).
     for seed in (0, 1):
         moved = any(summary["measured"][f"expert_{d}"][seed]["drift_l2"] > 0 for d in ("arith", "countdown"))
         first = json.loads((out / f"seed{seed}" / "mopd" / "metrics.jsonl").read_text().splitlines()[0])
