@@ -66,6 +66,10 @@ NOISE_RATE = 0.2
 """ρ of the noisy-annotator arm (inferred; see the module docstring)."""
 DEFAULT_STEPS = 12
 """GRPO steps per arm by default (the budget; inferred)."""
+ACTION_TOKENS = {"telecom": 64, "retail": 160, "airline": 320}
+"""Each domain's default action budget: the oracle's longest action in 150 episodes is 53 tiny-LM tokens in
+telecom, 118 in retail (an order edit with item ids) and 230 in airline (a booking with passengers; every
+digit is one token), and a shorter budget cuts the call off unclosed (`tests/reproduce/test_action_budgets.py`)."""
 PAPER: dict[str, dict[str, float]] = {
     "telecom": {"grpo": 0.2174, "iapo": 0.3993},
     "retail": {"grpo": 0.4431, "iapo": 0.5688},
@@ -101,8 +105,8 @@ class Args(WarmStartArgs):
     """Tasks per GRPO step (inferred, CPU budget)."""
     group_size: int = 4
     """Rollouts per task (IAPO: 16; inferred, CPU budget)."""
-    max_new_tokens: int = 48
-    """Token budget of one action (the oracle's longest telecom action is ~45 tokens)."""
+    max_new_tokens: int = 0
+    """Token budget of one action; 0: the domain's `ACTION_TOKENS`."""
     lr: float = 1e-4
     """GRPO's AdamW learning rate of every arm (inferred for the tiny LM, as es-vs-grpo's)."""
     noise: float = NOISE_RATE
@@ -141,8 +145,10 @@ def domain_env_kw(args: Args, domain: str) -> list[str]:
 
 
 def for_domain(args: Args, domain: str) -> Args:
-    """``args`` with the env kwargs of ``domain`` (what `warm_base` and `evaluate_model` read)."""
-    return dataclasses.replace(args, env_kw=domain_env_kw(args, domain))
+    """``args`` with the env kwargs and action budget of ``domain`` (what `warm_base`, `grpo_config` and
+    `evaluate_model` read)."""
+    budget = args.max_new_tokens or ACTION_TOKENS.get(domain, 160)
+    return dataclasses.replace(args, env_kw=domain_env_kw(args, domain), max_new_tokens=budget)
 
 
 def arm_configs(args: Args, base: str, seed: int, domain: str) -> dict[str, grpo.Args]:
@@ -158,13 +164,12 @@ def arm_configs(args: Args, base: str, seed: int, domain: str) -> dict[str, grpo
     return {
         arm: dataclasses.replace(
             grpo_config(
-                args,
+                for_domain(args, domain),
                 model=base,
                 out=out / arm,
                 seed=seed,
                 steps=steps,
                 lr=args.lr,
-                env_kw=domain_env_kw(args, domain),
                 **hook,
             ),
             checkpoint_every=args.eval_every,

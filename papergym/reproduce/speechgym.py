@@ -92,8 +92,10 @@ class Args(WarmStartArgs):
         default_factory=lambda: ["channel=simulated", "prompt=compact", "format_penalty=0", "max_steps=16"]
     )
     """The simulated speech channel, the compact prompt, no format term, 16 steps (module docstring)."""
-    max_new_tokens: int = 48
-    """Token budget of one action (the longest oracle tool call is about 40 tiny-LM tokens)."""
+    max_new_tokens: int = 128
+    """Token budget of one action: the demonstrator's longest action (an order edit with item ids) is 94
+    tiny-LM tokens, as every digit is one (48 cut most calls off unclosed; benchmarks/README.md, "Tiny-LM
+    copying"; `tests/reproduce/test_action_budgets.py`)."""
     prompts_per_step: int = 2
     """GRPO tasks per step."""
     group_size: int = 8
