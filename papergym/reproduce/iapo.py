@@ -69,7 +69,8 @@ DEFAULT_STEPS = 12
 ACTION_TOKENS = {"telecom": 64, "retail": 160, "airline": 320}
 """Each domain's default action budget: the oracle's longest action in 150 episodes is 53 tiny-LM tokens in
 telecom, 118 in retail (an order edit with item ids) and 230 in airline (a booking with passengers; every
-digit is one token), and a shorter budget cuts the call off unclosed (`tests/reproduce/test_action_budgets.py`)."""
+digit is one token), and a shorter budget cuts the call off unclosed
+(`tests/reproduce/test_action_budgets.py`)."""
 PAPER: dict[str, dict[str, float]] = {
     "telecom": {"grpo": 0.2174, "iapo": 0.3993},
     "retail": {"grpo": 0.4431, "iapo": 0.5688},
