@@ -312,7 +312,40 @@ def summarise(
         "noise": args.noise,
         "paper": PAPER,
         "paper_function_calls": PAPER_FUNCTION_CALLS,
+        "setting": setting(args),
     }
+
+
+SETTING_KEYS = (
+    *("model", "seeds", "steps", "prompts_per_step", "group_size", "lr", "eval_tasks", "eval_samples"),
+    *("max_turns", "max_new_tokens", "sft_episodes", "sft_steps", "sft_batch", "prompt", "domains"),
+)
+"""The arguments the section's setting paragraph states (`report.read_summary` supplies them for a
+results.json written before the summary carried them)."""
+
+
+def setting(args: Args) -> dict[str, Any]:
+    """The run's budget and warm start, for the section."""
+    return {k: getattr(args, k) for k in SETTING_KEYS}
+
+
+def describe(run: dict[str, Any], domains: list[str]) -> str:
+    """The setting paragraph: warm start, action budgets, arms' budget and held-out evaluation."""
+    budgets = ", ".join(
+        f"{d} {for_domain(Args(max_new_tokens=run['max_new_tokens']), d).max_new_tokens}" for d in domains
+    )
+    warm = (
+        f"the tiny LM SFT-warmed on {run['sft_episodes']} oracle demonstrations per domain "
+        f"({run['sft_steps']} steps of {run['sft_batch']} episodes)"
+        if run["model"] == "tiny"
+        else f"`{run['model']}` as is"
+    )
+    return (
+        f"Run: `ServiceAgent-v0` (`prompt={run['prompt']}`, `max_steps={run['max_turns']}`), policy {warm}; "
+        f"action budget in tokens: {budgets}. Each arm: {run['seeds']} seeds × {run['steps']} GRPO steps × "
+        f"{run['prompts_per_step']} tasks × {run['group_size']} rollouts, lr {run['lr']:g}; held-out "
+        f"{run['eval_tasks']} test tasks × {run['eval_samples']} samples at temperature 1."
+    )
 
 
 def _opt(value: report.Interval | None) -> str:
@@ -323,6 +356,8 @@ def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section: per domain the final success, gap and function-call success of
     each arm beside the paper's, the curve points, and a plain reading."""
     parts = ["### IAPO: flat vs influence credit (`papergym reproduce iapo`)"]
+    if "setting" in summary:
+        parts.append(describe(summary["setting"], list(summary["domains"])))
     for domain, d in summary["domains"].items():
         paper = summary["paper"].get(domain, {})
         rows = []

@@ -293,9 +293,11 @@ def _revive(value: Any) -> Any:
 
 def read_summary(results: str | Path) -> dict[str, Any]:
     """The ``summary`` of a ``results.json`` with its intervals as `Interval` and integer keys (k, seeds)
-    as ints again: what a driver's ``section`` takes, to re-render a table without retraining."""
+    as ints again: what a driver's ``section`` takes, to re-render a table without retraining. A summary
+    without a ``setting`` gets the run's arguments (its provenance) there."""
     record = json.loads(Path(results).read_text())
     summary: dict[str, Any] = _revive(record["summary"])
+    summary.setdefault("setting", record.get("provenance", {}).get("args"))
     return summary
 
 

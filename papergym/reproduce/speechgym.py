@@ -252,6 +252,7 @@ def setting(args: Args) -> dict[str, Any]:
     """The run's budget and warm start, for the section (a smaller run than the default says so)."""
     keys = ["model", "seeds", "prompts_per_step", "group_size", "lr", "eval_tasks", "eval_samples"]
     keys += ["transfer_tasks", "transfer_seeds", "sft_episodes", "sft_steps", "sft_batch", "smoke"]
+    keys += ["max_new_tokens"]
     return {
         **{k: getattr(args, k) for k in keys},
         "steps": args.steps if args.steps is not None else DEFAULT_STEPS,
@@ -420,11 +421,20 @@ def describe(run: dict[str, Any]) -> str:
         if run["model"] == "tiny"
         else f"`{run['model']}` as is"
     )
+    defaults = Args()
+    tokens = f", ≤ {run['max_new_tokens']} tokens per action" if "max_new_tokens" in run else ""
+    budget = (
+        "The warm-start budget was fixed before any arm trained, at what the 20-minute budget on 2 CPUs "
+        "allows (SFT on ~1,500-token contexts is the dearest stage)"
+        if (run["sft_episodes"], run["sft_steps"]) == (defaults.sft_episodes, defaults.sft_steps)
+        else "The warm start is longer than the default run's (which never fills a call with the right "
+        "values), fixed before any arm trained from its teacher-forced copying accuracy alone "
+        '(benchmarks/README.md, "Tiny-LM copying")'
+    )
     return (
         f"`papergym/VoiceService-v0` ({', '.join(f'`{kw}`' for kw in run['env_kw'])}; retail, generated "
-        f"tasks, scripted user). Policy: {warm}. The warm-start budget was fixed before any arm trained, "
-        "at what the 20-minute budget on 2 CPUs allows (SFT on ~1,500-token contexts is the dearest "
-        "stage), aiming at a base that succeeds rarely: the paper's regime, where only 16% of "
+        f"tasks, scripted user). Policy: {warm}{tokens}. {budget}, "
+        "aiming at a base that succeeds rarely: the paper's regime, where only 16% of "
         "outcome-only groups carry gradient; the base's held-out success is the first row of the second "
         "table. The demonstrations fill slot values as heard and ask the user to repeat after a failed "
         "call; the privileged oracle would teach values the agent never heard. Arms: outcome-only GRPO "

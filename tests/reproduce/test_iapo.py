@@ -101,7 +101,16 @@ def test_smoke_run_writes_results_curve_table_and_readme_section(tmp_path: Path)
     text = readme.read_text()
     assert text.startswith("# benchmarks\n\nkept as is\n")
     assert "<!-- reproduce:iapo:begin -->" in text and "| arm | held-out success, step 2 |" in text
+    # the setting paragraph states the run's budget, with the smoke action budget (not a domain default)
+    assert "Run: `ServiceAgent-v0`" in text and "action budget in tokens: telecom 8." in text
+    assert "2 seeds × 2 GRPO steps × 1 tasks × 2 rollouts" in text
     table = (out / "table.md").read_text()
+    (out / "table.md").unlink()
+    assert cli(["reproduce", "iapo", "--render", str(out / "results.json")]) == 0
+    assert (out / "table.md").read_text() == table
+    # a results.json from before the summary carried its setting renders it from the provenance args
+    del record["summary"]["setting"]
+    (out / "results.json").write_text(json.dumps(record))
     (out / "table.md").unlink()
     assert cli(["reproduce", "iapo", "--render", str(out / "results.json")]) == 0
     assert (out / "table.md").read_text() == table
