@@ -27,7 +27,13 @@ from typing import Any
 
 from papergym.backends.protocols import Message
 from papergym.baselines.losses import DPO_BETA, dpo_loss
-from papergym.baselines.policy import PolicyModel, completion_logprobs, load_policy, role_backends
+from papergym.baselines.policy import (
+    PolicyModel,
+    completion_logprobs,
+    load_policy,
+    micro_batches,
+    role_backends,
+)
 from papergym.baselines.rollout import run_episodes
 from papergym.baselines.run import PolicyRunArgs, make_envs, parse_kwargs, start_run
 from papergym.core.errors import require
@@ -77,6 +83,9 @@ class Args(PolicyRunArgs):
     """Minimum token-set Jaccard of the paired pre-request prefixes (CAFE: 0.7)."""
     max_grad_norm: float = 1.0
     """Gradient clipping norm."""
+    micro_batch: int = 1
+    """Pairs per forward/backward pass of a step, gradients accumulated (0: every pair in one padded
+    pass); the step is the whole batch's either way (as `papergym.baselines.grpo.Args.micro_batch`)."""
 
 
 def collect_groups(args: Args, policy: PolicyModel, seed: int) -> list[list[Trajectory]]:
@@ -169,20 +178,28 @@ def margin(policy: PolicyModel, data: EncodedPairs, rows: Sequence[int]) -> Any:
 def update(
     args: Args, policy: PolicyModel, optimizer: Any, data: EncodedPairs, rows: Sequence[int]
 ) -> dict[str, float]:
-    """One DPO step on the pairs ``rows``; the step's loss, reward margin and preference accuracy."""
+    """One DPO step on the pairs ``rows`` (gradients accumulated over ``args.micro_batch``-pair passes of
+    similar length; DPO's loss is a mean over pairs, so each pass's mean is weighted by its share); the
+    step's loss, reward margin and preference accuracy."""
     torch = require("torch", "llm")
     policy.model.train()
-    chosen, rejected = pair_logprobs(policy, data, rows)
-    index = list(rows)
-    ref_c, ref_r = data.ref_chosen[index], data.ref_rejected[index]
-    loss = dpo_loss(chosen, rejected, ref_c, ref_r, beta=args.beta)
     optimizer.zero_grad(set_to_none=True)
-    loss.backward()
+    rows = list(rows)
+    lengths = [len(data.prompts[i]) + max(len(data.chosen[i]), len(data.rejected[i])) for i in rows]
+    loss_sum, gaps = 0.0, []
+    for chunk in micro_batches(lengths, args.micro_batch):
+        index = [rows[j] for j in chunk]
+        chosen, rejected = pair_logprobs(policy, data, index)
+        ref_c, ref_r = data.ref_chosen[index], data.ref_rejected[index]
+        loss = dpo_loss(chosen, rejected, ref_c, ref_r, beta=args.beta) * (len(index) / len(rows))
+        loss.backward()
+        loss_sum += float(loss.detach())
+        gaps.append(((chosen - ref_c) - (rejected - ref_r)).detach())  # the margin before this step
     torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
     optimizer.step()
-    gap = ((chosen - ref_c) - (rejected - ref_r)).detach()  # (R,) the margin before this step
+    gap = torch.cat(gaps)
     return {
-        "loss": float(loss.detach()),
+        "loss": loss_sum,
         "margin": float(gap.mean()),
         "accuracy": float((gap > 0).float().mean()),
     }

@@ -186,6 +186,7 @@ def _rdpo(args: Args, *, model: str, out: Path, seed: int) -> rdpo.Args:
         max_new_tokens=args.max_new_tokens, max_turns=args.max_turns, critic_tokens=args.critic_tokens,
         epochs=args.rdpo_epochs,
         lr=args.rdpo_lr, checkpoint_every=0, progress=False, threads=args.threads, device=args.device,
+        micro_batch=args.micro_batch,
     )  # fmt: skip
 
 
@@ -260,6 +261,7 @@ def recovery_base(args: Args, warm: str) -> tuple[str, dict[str, Any]]:
         env=args.env, env_kw=list(args.env_kw), model=warm, out=str(out), seed=1,
         episodes=max(len(repairs), 1) * 2, steps=args.recovery_steps, batch_size=args.sft_batch,
         lr=args.recovery_lr, progress=False, threads=args.threads, device=args.device,
+        micro_batch=args.micro_batch,
     )  # fmt: skip
     sft.main(config, extra=training_contexts(repairs))
     info = {"rollouts": len(trajs), "failed": sum(not t.success for t in trajs), "repairs": len(repairs)}

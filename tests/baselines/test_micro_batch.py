@@ -1,5 +1,6 @@
 """Micro-batched updates: gradient accumulation over length-sorted micro-batches gives the whole batch's
-update (GRPO with every loss normalisation, KL and LUFFY prefix tokens; SFT's cross-entropy)."""
+update (GRPO with every loss normalisation, KL and LUFFY prefix tokens; SFT's cross-entropy; RDPO's DPO
+loss)."""
 
 from __future__ import annotations
 
@@ -100,5 +101,39 @@ def test_sft_micro_batches_give_the_whole_batch_step(tiny_policy) -> None:
         metrics, params = results[micro_batch]
         assert metrics["loss"] == pytest.approx(whole_metrics["loss"], rel=1e-5)
         assert metrics["grad_norm"] == pytest.approx(whole_metrics["grad_norm"], rel=1e-4)
+        for a, b in zip(params, whole, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_rdpo_micro_batches_give_the_whole_batch_step(tiny_policy) -> None:
+    from papergym.baselines import rdpo
+    from papergym.credit.feedback import RDPOPair
+
+    history = ({"role": "user", "content": "Question: Where was the director of Tek born?"},)
+    pairs = [
+        RDPOPair(
+            "p", "Search the director Voust by name.", "Answer now.", 0.8, "Where was he born?", history
+        ),
+        RDPOPair(
+            "p2", "Read it.", "Guess the city from the film's title alone.", 0.9, "Which came first?", history
+        ),
+        RDPOPair("p3", "Look up the film Tek.", "Stop.", 0.7, "Who directed Tek?", history),
+    ]
+    results = {}
+    for micro_batch in (0, 1, 2):
+        policy = copy.deepcopy(tiny_policy)
+        data = rdpo.encode_pairs(policy, copy.deepcopy(tiny_policy), pairs)
+        with torch.no_grad():  # a margin away from 0, so the pairs' losses and gradients differ
+            for p in policy.model.parameters():
+                p.add_(0.01 * torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())))
+        optimizer = torch.optim.SGD(policy.model.parameters(), lr=1.0)
+        metrics = rdpo.update(rdpo.Args(micro_batch=micro_batch), policy, optimizer, data, [2, 0, 1])
+        results[micro_batch] = (metrics, [p.detach().clone() for p in policy.model.parameters()])
+    whole_metrics, whole = results[0]
+    assert whole_metrics["loss"] != pytest.approx(0.6931, abs=1e-4)
+    for micro_batch in (1, 2):
+        metrics, params = results[micro_batch]
+        for key in ("loss", "margin", "accuracy"):
+            assert metrics[key] == pytest.approx(whole_metrics[key], rel=1e-4, abs=1e-6)
         for a, b in zip(params, whole, strict=True):
             torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
