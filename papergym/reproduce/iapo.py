@@ -334,6 +334,15 @@ def describe(run: dict[str, Any], domains: list[str]) -> str:
     budgets = ", ".join(
         f"{d} {for_domain(Args(max_new_tokens=run['max_new_tokens']), d).max_new_tokens}" for d in domains
     )
+    default = Args()
+    cut = [k for k in ("seeds", "steps", "eval_tasks", "eval_samples") if run[k] < getattr(default, k)]
+    smaller = (
+        f" (**smaller than the default run** in {', '.join(cut)}: "
+        + ", ".join(f"{k} {getattr(default, k)}" for k in cut)
+        + ")."
+        if cut
+        else "."
+    )
     warm = (
         f"the tiny LM SFT-warmed on {run['sft_episodes']} oracle demonstrations per domain "
         f"({run['sft_steps']} steps of {run['sft_batch']} episodes)"
@@ -344,7 +353,7 @@ def describe(run: dict[str, Any], domains: list[str]) -> str:
         f"Run: `ServiceAgent-v0` (`prompt={run['prompt']}`, `max_steps={run['max_turns']}`), policy {warm}; "
         f"action budget in tokens: {budgets}. Each arm: {run['seeds']} seeds × {run['steps']} GRPO steps × "
         f"{run['prompts_per_step']} tasks × {run['group_size']} rollouts, lr {run['lr']:g}; held-out "
-        f"{run['eval_tasks']} test tasks × {run['eval_samples']} samples at temperature 1."
+        f"{run['eval_tasks']} test tasks × {run['eval_samples']} samples at temperature 1" + smaller
     )
 
 
