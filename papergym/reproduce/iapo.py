@@ -145,10 +145,25 @@ def domain_env_kw(args: Args, domain: str) -> list[str]:
     return [f"domain={domain}", f"prompt={args.prompt}", f"max_steps={args.max_turns}", *args.env_kw]
 
 
+def action_budget(max_new_tokens: int, domain: str) -> int:
+    """``max_new_tokens`` where set, else ``domain``'s `ACTION_TOKENS`.
+
+    Raises:
+        ValueError: ``domain`` has no default budget and ``max_new_tokens`` is 0.
+    """
+    if max_new_tokens:
+        return max_new_tokens
+    if domain not in ACTION_TOKENS:
+        raise ValueError(
+            f"no default action budget for domain {domain!r} ({sorted(ACTION_TOKENS)}); pass --max-new-tokens"
+        )
+    return ACTION_TOKENS[domain]
+
+
 def for_domain(args: Args, domain: str) -> Args:
     """``args`` with the env kwargs and action budget of ``domain`` (what `warm_base`, `grpo_config` and
     `evaluate_model` read)."""
-    budget = args.max_new_tokens or ACTION_TOKENS.get(domain, 160)
+    budget = action_budget(args.max_new_tokens, domain)
     return dataclasses.replace(args, env_kw=domain_env_kw(args, domain), max_new_tokens=budget)
 
 
@@ -331,9 +346,7 @@ def setting(args: Args) -> dict[str, Any]:
 
 def describe(run: dict[str, Any], domains: list[str]) -> str:
     """The setting paragraph: warm start, action budgets, arms' budget and held-out evaluation."""
-    budgets = ", ".join(
-        f"{d} {for_domain(Args(max_new_tokens=run['max_new_tokens']), d).max_new_tokens}" for d in domains
-    )
+    budgets = ", ".join(f"{d} {action_budget(run['max_new_tokens'], d)}" for d in domains)
     default = Args()
     cut = [k for k in ("seeds", "steps", "eval_tasks", "eval_samples") if run[k] < getattr(default, k)]
     smaller = (

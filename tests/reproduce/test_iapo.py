@@ -120,3 +120,10 @@ def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) 
     out, record, _ = run_on_a_model_dir("iapo", tmp_path, monkeypatch)
     assert record["summary"]["domains"]["telecom"]["final_step"] == 2
     assert (out / "traces" / f"model_s{iapo.EVAL_SEED}.jsonl").exists()  # the base evaluated is the dir
+
+
+def test_action_budget_is_the_domains_default_unless_set() -> None:
+    assert iapo.action_budget(0, "telecom") == iapo.ACTION_TOKENS["telecom"]
+    assert iapo.action_budget(96, "airline") == 96
+    with pytest.raises(ValueError, match="--max-new-tokens"):
+        iapo.action_budget(0, "banking")
