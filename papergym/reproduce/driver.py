@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from papergym.core.errors import require
 
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from papergym.baselines import grpo
 
 logger = logging.getLogger(__name__)
+
+Job = TypeVar("Job")
+Result = TypeVar("Result")
 
 PLANNED = ("es-vs-grpo", "ttpo", "prefix", "m2rl", "iapo", "speechgym", "awm", "cafe", "wm-r1", "jzero")
 """Every reproduction DESIGN.md §Reproductions names, in its order."""
@@ -235,6 +238,26 @@ def evaluate_model(
         on_episode=on_episode,
         max_turns=max_turns,
     )
+
+
+def map_jobs(fn: Callable[[Job], Result], jobs: Sequence[Job], *, workers: int, threads: int) -> list[Result]:
+    """``[fn(job) for job in jobs]``, in ``workers`` spawned processes when ``workers > 1`` (each with
+    ``threads`` torch threads; ``fn`` and the jobs must pickle: a module-level function and dataclasses).
+    Every job seeds its own trainer and evaluation, so the results do not depend on ``workers``; the first
+    failing job's exception is raised here, after the running ones end."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if workers == 1 or len(jobs) <= 1:
+        return [fn(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from papergym.baselines.run import set_threads
+
+    context = multiprocessing.get_context("spawn")
+    size = min(workers, len(jobs))
+    with ProcessPoolExecutor(size, mp_context=context, initializer=set_threads, initargs=(threads,)) as pool:
+        return list(pool.map(fn, jobs))
 
 
 def module(name: str) -> ModuleType:
