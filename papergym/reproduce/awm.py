@@ -73,9 +73,10 @@ from papergym.reproduce import report
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    check_arms,
+    arm_runs,
     evaluate_model,
     grpo_config,
+    map_jobs,
     warm_base,
 )
 
@@ -84,6 +85,8 @@ logger = logging.getLogger(__name__)
 NAME = "awm"
 ARMS = ("base", "answer_only", "four_cell")
 TRAINED_ARMS = ("answer_only", "four_cell")
+PARALLEL = True
+"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
 REFERENCE = "answer_only"
 MECHANISM = {"four_cell": ("env_wrapper",)}
 """Against answer-only GRPO, the four-cell arm wraps its training envs in `FourCellReward`, nothing else."""
@@ -227,6 +230,17 @@ def train(config: grpo.Args) -> list[dict[str, float]]:
     return rows
 
 
+def train_and_score(
+    job: tuple[Args, grpo.Args],
+) -> tuple[list[dict[str, float]], dict[str, dict[str, list[float]]]]:
+    """One (seed, arm) run: its learning curve (`train`) and its final model's held-out scores per reading
+    (a `map_jobs` job)."""
+    args, config = job
+    curve = train(config)
+    final = str(Path(config.out) / "final")
+    return curve, {reading: evaluate(args, final, reading) for reading in READINGS}
+
+
 def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them and write the report (see the module docstring)."""
     set_threads(args.threads)
@@ -236,15 +250,13 @@ def run(args: Args) -> dict[str, Any]:
     base_scores = {reading: evaluate(args, base, reading) for reading in READINGS}
     scores: dict[str, list[dict[str, dict[str, list[float]]]]] = {"base": [base_scores] * len(seeds)}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
-    for seed in seeds:
-        configs = arm_configs(args, base, seed)
-        check_arms(configs, REFERENCE, MECHANISM)
-        for arm, config in configs.items():
-            curves[arm][seed] = train(config)
-            final = str(Path(config.out) / "final")
-            scores.setdefault(arm, []).append(
-                {reading: evaluate(args, final, reading) for reading in READINGS}
-            )
+    runs = arm_runs(lambda seed: arm_configs(args, base, seed), seeds, REFERENCE, MECHANISM)
+    jobs = [(args, config) for _, _, config in runs]
+    for (seed, arm, _), (curve, final_scores) in zip(
+        runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True
+    ):
+        curves[arm][seed] = curve
+        scores.setdefault(arm, []).append(final_scores)
     summary = summarise(scores)
     summary["setting"] = setting(args)
     summary["training"] = training_means(curves)

@@ -8,6 +8,8 @@ A driver module ``papergym/reproduce/NAME.py`` defines
   may differ from the reference (the paper's mechanism and nothing else);
 - ``arm_configs(args) -> {arm: trainer Args}``: the configs the arms train with, so a test can check
   that arms differ in exactly the named fields (`differing_fields`);
+- ``PARALLEL`` (optional, default False): True where ``run`` passes its (seed, arm) runs to `map_jobs`,
+  so ``--workers`` applies;
 - ``run(args) -> dict``: trains the arms, evaluates them, writes ``results.json``, the PNG and the table
   (and the README section with ``--write``), and returns the summary.
 
@@ -60,6 +62,10 @@ class ReproArgs:
     """The torch device (cuda for a GPU run)."""
     threads: int = 1
     """torch CPU threads (1 is fastest on a shared 2-core machine)."""
+    workers: int = 1
+    """Processes training and scoring the (seed, arm) runs side by side, each with ``threads`` torch
+    threads (2 on a 2-core machine halves the time; the results do not depend on it). Drivers whose module
+    sets ``PARALLEL = True`` take it; the others refuse a value above 1."""
     micro_batch: int = 1
     """Rows per forward/backward pass of every GRPO update and SFT step (gradients accumulate to the whole
     batch's; 1 is fastest on a CPU, raise it on a GPU as memory allows)."""
@@ -238,6 +244,22 @@ def evaluate_model(
         on_episode=on_episode,
         max_turns=max_turns,
     )
+
+
+def arm_runs(
+    configs: Callable[[int], Mapping[str, Any]],
+    seeds: Sequence[int],
+    reference: str,
+    mechanism: Mapping[str, Sequence[str]],
+) -> list[tuple[int, str, Any]]:
+    """Every ``(seed, arm, trainer config)`` of ``configs(seed)`` (a driver's ``arm_configs``), seed by seed,
+    each seed's arms checked to differ only in their mechanism (`check_arms`)."""
+    runs: list[tuple[int, str, Any]] = []
+    for seed in seeds:
+        arms = configs(seed)
+        check_arms(arms, reference, mechanism)
+        runs += [(seed, arm, config) for arm, config in arms.items()]
+    return runs
 
 
 def map_jobs(fn: Callable[[Job], Result], jobs: Sequence[Job], *, workers: int, threads: int) -> list[Result]:
@@ -424,6 +446,11 @@ def main(name: str, argv: Sequence[str]) -> dict[str, Any]:
     tyro = require("tyro", "train")
     args = tyro.cli(driver.Args, args=list(argv), prog=f"papergym reproduce {name}")
     args = resolve_args(driver, args, name)
+    if args.workers != 1 and not getattr(driver, "PARALLEL", False):
+        parallel = [n for n in PLANNED if getattr(module(n), "PARALLEL", False)]
+        raise ValueError(
+            f"reproduce {name} trains its arms in one process; --workers applies to {', '.join(parallel)}"
+        )
     if args.render:
         return render(driver, name, args)
     result: dict[str, Any] = driver.run(args)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ from papergym.reproduce import report
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    check_arms,
+    arm_runs,
     evaluate_model,
     grpo_config,
     map_jobs,
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 
 NAME = "iapo"
 ARMS = ("grpo", "iapo", "iapo_noisy")
+PARALLEL = True
+"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
 REFERENCE = "grpo"
 MECHANISM = {"iapo": ("advantage_hook",), "iapo_noisy": ("advantage_hook", "advantage_hook_kw")}
 """Against flat-credit GRPO: IAPO adds the influence hook; the noisy arm also sets the hook's noise rate."""
@@ -125,9 +128,6 @@ class Args(WarmStartArgs):
     """SFT optimizer steps."""
     sft_batch: int = 8
     """SFT batch size (whole episodes of ~1.4k tokens)."""
-    workers: int = 1
-    """Processes training and scoring the (seed, arm) runs side by side, each with ``threads`` torch
-    threads (2 on a 2-core machine halves the time); the results do not depend on it."""
 
 
 SMOKE: dict[str, Any] = {
@@ -226,11 +226,7 @@ def run(args: Args) -> dict[str, Any]:
         base = warm_base(for_domain(args, domain))
         base_samples = _evaluate(args, domain, base)
         points: dict[str, dict[int, list[list[TaskSamples]]]] = {arm: {0: []} for arm in ARMS}
-        runs: list[tuple[int, str, grpo.Args]] = []
-        for seed in seeds:
-            configs = arm_configs(args, base, seed, domain)
-            check_arms(configs, REFERENCE, MECHANISM)
-            runs += [(seed, arm, config) for arm, config in configs.items()]
+        runs = arm_runs(partial(arm_configs, args, base, domain=domain), seeds, REFERENCE, MECHANISM)
         jobs = [(args, domain, config) for _, _, config in runs]
         for (seed, arm, _), (curve, scores) in zip(
             runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True

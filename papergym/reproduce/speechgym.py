@@ -49,9 +49,10 @@ from papergym.reproduce import service_measures as sm
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    check_arms,
+    arm_runs,
     evaluate_model,
     grpo_config,
+    map_jobs,
     publish,
     warm_base,
 )
@@ -59,6 +60,8 @@ from papergym.reproduce.driver import (
 NAME = "speechgym"
 ARMS = ("base", "outcome", "process")
 TRAINED_ARMS = ("outcome", "process")
+PARALLEL = True
+"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
 REFERENCE = "outcome"
 MECHANISM = {"process": ("env_wrapper",)}
 """The process arm differs from outcome-only GRPO only in the training envs' `ProcessReward` wrapper."""
@@ -211,6 +214,16 @@ def transfer(args: Args, models: dict[str, str]) -> dict[str, dict[str, dict[str
     return results
 
 
+def train_and_score(job: tuple[Args, grpo.Args]) -> tuple[list[dict[str, float]], dict[str, list[float]]]:
+    """One (seed, arm) run: its learning curve (the trainer's metrics and `step_measures`) and its final
+    model's held-out scores (a `map_jobs` job)."""
+    args, config = job
+    measured: list[dict[str, float]] = []
+    grpo.main(config, on_step=step_measures(measured, args.group_size))
+    final = str(Path(config.out) / "final")
+    return curve(config, measured), evaluate(args, final, tasks=args.eval_tasks, samples=args.eval_samples)
+
+
 def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them and write the report (see the module docstring)."""
     set_threads(args.threads)
@@ -222,20 +235,16 @@ def run(args: Args) -> dict[str, Any]:
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
     models: dict[str, str] = {"base": base}  # the transfer's policies
     first: dict[str, list[float]] = {"base": base_scores["success"][: args.transfer_tasks]}
-    for seed in seeds:
-        configs = arm_configs(args, base, seed)
-        check_arms(configs, REFERENCE, MECHANISM)
-        for arm, config in configs.items():
-            measured: list[dict[str, float]] = []
-            grpo.main(config, on_step=step_measures(measured, args.group_size))
-            final = str(Path(config.out) / "final")
-            scores.setdefault(arm, []).append(
-                evaluate(args, final, tasks=args.eval_tasks, samples=args.eval_samples)
-            )
-            curves[arm][seed] = curve(config, measured)
-            if seed < args.transfer_seeds:
-                models[f"{arm}, seed {seed}"] = final
-                first[f"{arm}, seed {seed}"] = scores[arm][-1]["success"][: args.transfer_tasks]
+    runs = arm_runs(lambda seed: arm_configs(args, base, seed), seeds, REFERENCE, MECHANISM)
+    jobs = [(args, config) for _, _, config in runs]
+    for (seed, arm, config), (arm_curve, final_scores) in zip(
+        runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True
+    ):
+        scores.setdefault(arm, []).append(final_scores)
+        curves[arm][seed] = arm_curve
+        if seed < args.transfer_seeds:
+            models[f"{arm}, seed {seed}"] = str(Path(config.out) / "final")
+            first[f"{arm}, seed {seed}"] = final_scores["success"][: args.transfer_tasks]
     summary = summarise(scores, curves)
     summary["setting"] = setting(args)
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)  # before real speech

@@ -127,25 +127,3 @@ def test_action_budget_is_the_domains_default_unless_set() -> None:
     assert iapo.action_budget(96, "airline") == 96
     with pytest.raises(ValueError, match="--max-new-tokens"):
         iapo.action_budget(0, "banking")
-
-
-def test_workers_run_the_same_seeds_and_arms_to_the_same_results(tmp_path: Path) -> None:
-    # one warm start (cached beside both runs), then every (seed, arm) run in-process and in 2 processes
-    records = {}
-    for workers in (1, 2):
-        iapo.run(_args(tmp_path / f"w{workers}", workers=workers))
-        records[workers] = json.loads((tmp_path / f"w{workers}" / "results.json").read_text())
-    assert records[1]["summary"] == records[2]["summary"]
-    assert records[1]["curves"] == records[2]["curves"]
-    assert set(records[2]["curves"]["telecom/iapo_noisy"]) == {"0", "1"}
-
-
-def test_map_jobs_keeps_the_order_and_raises_a_jobs_error() -> None:
-    import math
-
-    assert driver.map_jobs(math.factorial, [3, 0, 5], workers=2, threads=1) == [6, 1, 120]
-    assert driver.map_jobs(math.factorial, [4], workers=1, threads=1) == [24]
-    with pytest.raises(ValueError, match="not defined for negative"):
-        driver.map_jobs(math.factorial, [2, -1], workers=2, threads=1)
-    with pytest.raises(ValueError, match="workers must be >= 1"):
-        driver.map_jobs(math.factorial, [2], workers=0, threads=1)
