@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.losses import clipped_policy_loss, group_advantages
-from papergym.baselines.policy import PolicyModel, completion_logprobs, load_policy
+from papergym.baselines.losses import LossStats, clipped_policy_loss, group_advantages
+from papergym.baselines.policy import PolicyModel, completion_logprobs, load_policy, micro_batches
 from papergym.baselines.rollout import Episode, completion_parts, group_seeds, run_episodes
 from papergym.baselines.run import (
     PolicyRunArgs,
@@ -67,6 +67,9 @@ class Args(PolicyRunArgs):
     """α: add α times the group-normalised env-return advantage (MiMo-V2-Flash; M2RL: 0)."""
     max_grad_norm: float = 1.0
     """Clip the gradient to this global L2 norm before each step (the same default as sft and grpo)."""
+    micro_batch: int = 1
+    """Episodes per forward/backward pass of a step, gradients accumulated (0: one padded pass over the
+    batch); the step is the whole batch's either way (as `papergym.baselines.grpo.Args.micro_batch`)."""
 
 
 def parse_teachers(specs: Sequence[str]) -> dict[str, str]:
@@ -97,19 +100,22 @@ def opd_advantages(teacher_logp: Any, student_logp: Any, mask: Any) -> Any:
     return (teacher_logp.detach() - student_logp.detach()) * mask
 
 
-def batch_loss(
+def micro_batch_loss(
     args: Args,
     policy: PolicyModel,
     teachers: Mapping[str, PolicyModel],
-    episodes: Sequence[Episode],
-    outcome: Sequence[float],
-) -> tuple[Any, dict[str, float]]:
-    """The distillation loss of one batch of episodes, each scored by its own domain's teacher."""
+    parts: Sequence[tuple[list[int], list[int], list[int], list[float]]],
+    domains: Sequence[str],
+    outcome_advantages: Any,
+    batch_tokens: float,
+) -> tuple[Any, float, LossStats]:
+    """One micro-batch's share of the batch's distillation loss (`completion_parts` of its episodes, each
+    scored by its own domain's teacher; ``outcome_advantages`` ``(b,)`` or None; ``batch_tokens`` the
+    whole batch's loss tokens): the loss, its summed reverse-KL estimate and its loss statistics."""
     torch = require("torch", "llm")
-    parts = [completion_parts(e) for e in episodes]
     prompts = [p for p, _, _, _ in parts]
     completions = [c if c else [policy.pad_id] for _, c, _, _ in parts]
-    logp, mask = completion_logprobs(policy, prompts, completions, temperature=args.temperature)  # (B, T)
+    logp, mask = completion_logprobs(policy, prompts, completions, temperature=args.temperature)  # (b, T)
     loss_mask = torch.zeros_like(mask)
     old_logp = torch.zeros_like(mask)
     for i, (_, _, m, lp) in enumerate(parts):
@@ -118,7 +124,7 @@ def batch_loss(
     teacher_logp = torch.zeros_like(mask)
     with torch.no_grad():
         for domain, teacher in teachers.items():
-            rows = [i for i, e in enumerate(episodes) if domain_of(e) == domain]
+            rows = [i for i, d in enumerate(domains) if d == domain]
             if rows:
                 t_logp, _ = completion_logprobs(
                     teacher,
@@ -127,20 +133,21 @@ def batch_loss(
                     temperature=args.temperature,
                 )
                 teacher_logp[rows, : t_logp.shape[1]] = t_logp
-    advantages = opd_advantages(teacher_logp, logp, loss_mask)  # (B, T)
-    if args.outcome_weight:
-        returns = torch.tensor(outcome, dtype=mask.dtype).view(-1, args.group_size)  # (P, G)
-        advantages = advantages + args.outcome_weight * group_advantages(returns).view(-1, 1) * loss_mask
+    advantages = opd_advantages(teacher_logp, logp, loss_mask)  # (b, T)
+    if outcome_advantages is not None:
+        advantages = advantages + args.outcome_weight * outcome_advantages.view(-1, 1) * loss_mask
     loss, stats = clipped_policy_loss(
-        logp, old_logp, advantages, loss_mask, eps_low=args.clip_eps, eps_high=args.clip_eps, norm="token"
+        logp,
+        old_logp,
+        advantages,
+        loss_mask,
+        eps_low=args.clip_eps,
+        eps_high=args.clip_eps,
+        norm="token",
+        batch_tokens=batch_tokens,
     )
-    tokens = loss_mask.sum().clamp(min=1.0)
-    reverse_kl = float(((logp.detach() - teacher_logp) * loss_mask).sum() / tokens)
-    return loss, {
-        "loss": float(loss.detach()),
-        "reverse_kl": reverse_kl,
-        "clip_fraction": stats.clip_fraction,
-    }
+    reverse_kl = float(((logp.detach() - teacher_logp) * loss_mask).sum())
+    return loss, reverse_kl, stats
 
 
 def load_teachers(args: Args, policy: PolicyModel) -> dict[str, PolicyModel]:
@@ -176,14 +183,41 @@ def update(
     optimizer: Any,
     episodes: Sequence[Episode],
 ) -> dict[str, Any]:
-    """One clipped step on the batch's distillation loss; the metrics."""
+    """One clipped step on the batch's distillation loss, gradients accumulated over ``args.micro_batch``-
+    episode passes of similar length (the token-mean loss's shares, so the step is the whole batch's); the
+    metrics."""
     torch = require("torch", "llm")
     outcome = [e.trajectory.total_reward for e in episodes]
+    parts = [completion_parts(e) for e in episodes]
+    domains = [domain_of(e) for e in episodes]
+    outcome_advantages = None
+    if args.outcome_weight:
+        returns = torch.tensor(outcome, dtype=torch.float32).view(-1, args.group_size)  # (P, G)
+        outcome_advantages = group_advantages(returns).reshape(-1)
+    batch_tokens = max(float(sum(sum(m) for _, _, m, _ in parts)), 1.0)
     optimizer.zero_grad(set_to_none=True)
-    loss, stats = batch_loss(args, policy, teachers, episodes, outcome)
-    loss.backward()
+    loss_sum, reverse_kl, part_stats = 0.0, 0.0, []
+    for chunk in micro_batches([len(p) + len(c) for p, c, _, _ in parts], args.micro_batch):
+        loss, kl_sum, chunk_stats = micro_batch_loss(
+            args,
+            policy,
+            teachers,
+            [parts[i] for i in chunk],
+            [domains[i] for i in chunk],
+            None if outcome_advantages is None else outcome_advantages[chunk],
+            batch_tokens,
+        )
+        loss.backward()
+        loss_sum += float(loss.detach())
+        reverse_kl += kl_sum / batch_tokens
+        part_stats.append((chunk_stats, float(sum(sum(parts[i][2]) for i in chunk))))
     grad_norm = torch.nn.utils.clip_grad_norm_(policy.model.parameters(), args.max_grad_norm)
     optimizer.step()
+    stats = {
+        "loss": loss_sum,
+        "reverse_kl": reverse_kl,
+        "clip_fraction": LossStats.pooled(part_stats).clip_fraction,
+    }
     return {
         "grad_norm": float(grad_norm),
         **stats,

@@ -173,6 +173,7 @@ def arm_configs(args: Args, base: str, seed: int) -> dict[str, Any]:
         progress=False,
         device=args.device,
         threads=args.threads,
+        micro_batch=args.micro_batch,
     )
     for arm, method in MERGES.items():
         configs[arm] = merge.Args(

@@ -116,3 +116,44 @@ def test_missing_teacher_is_a_clear_error(checkpoints: tuple[Path, dict[str, str
         mopd.main(args)
     with pytest.raises(ValueError, match="domain=PATH"):
         mopd.parse_teachers(["math"])
+
+
+@pytest.mark.parametrize("outcome_weight", [0.0, 0.5])
+def test_micro_batches_give_the_whole_batchs_step(
+    checkpoints: tuple[Path, dict[str, str]], outcome_weight: float
+) -> None:
+    import copy
+
+    from papergym.baselines.run import make_envs
+
+    student, teacher_paths = checkpoints
+    args = mopd.Args(
+        env_kw=['domains=["math", "code"]'],
+        model=str(student),
+        teachers=[f"{d}={p}" for d, p in teacher_paths.items()],
+        prompts_per_step=3,
+        group_size=2,
+        max_new_tokens=6,
+        outcome_weight=outcome_weight,
+    )
+    policy = load_policy(student)
+    teachers = mopd.load_teachers(args, policy)
+    envs = make_envs(args.env, {"domains": ["math", "code"]}, args.prompts_per_step * args.group_size)
+    episodes = mopd.sample_groups(args, policy, envs, step=0)
+    assert len({len(e.segments[0].token_ids) for e in episodes}) > 1  # lengths differ: padding matters
+    results = {}
+    for micro_batch in (0, 1, 4):
+        student_copy = copy.deepcopy(policy)
+        optimizer = torch.optim.SGD(student_copy.model.parameters(), lr=1.0)
+        split = mopd.Args(**{**vars(args), "micro_batch": micro_batch})
+        metrics = mopd.update(split, student_copy, teachers, optimizer, episodes)
+        results[micro_batch] = (metrics, [p.detach().clone() for p in student_copy.model.parameters()])
+    whole, whole_params = results[0]
+    assert whole["reverse_kl"] != 0 and whole["grad_norm"] > 0
+    for micro_batch in (1, 4):
+        metrics, params = results[micro_batch]
+        for key in ("loss", "reverse_kl", "clip_fraction", "grad_norm"):
+            assert metrics[key] == pytest.approx(whole[key], rel=1e-4, abs=1e-6), (micro_batch, key)
+        assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(params, whole_params, strict=True))
+    moved = [not torch.equal(a, b) for a, b in zip(whole_params, policy.model.parameters(), strict=True)]
+    assert any(moved)
