@@ -128,6 +128,10 @@ class Args(WarmStartArgs):
     """SFT optimizer steps."""
     sft_batch: int = 8
     """SFT batch size (whole episodes of ~1.4k tokens)."""
+    resume: bool = False
+    """Continue every arm from its newest checkpoint under ``out`` (`papergym.baselines.grpo`'s resume:
+    arms checkpoint every ``eval_every`` steps, so a finished run goes on to a larger ``--steps`` or more
+    ``--seeds``, ending where one unbroken run would); the warm start is cached either way."""
 
 
 SMOKE: dict[str, Any] = {
@@ -193,6 +197,7 @@ def arm_configs(args: Args, base: str, seed: int, domain: str) -> dict[str, grpo
                 **hook,
             ),
             checkpoint_every=args.eval_every,
+            resume=args.resume,
         )
         for arm, hook in hooks.items()
     }

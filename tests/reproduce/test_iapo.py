@@ -127,3 +127,18 @@ def test_action_budget_is_the_domains_default_unless_set() -> None:
     assert iapo.action_budget(96, "airline") == 96
     with pytest.raises(ValueError, match="--max-new-tokens"):
         iapo.action_budget(0, "banking")
+
+
+def test_resume_extends_a_finished_run_to_the_unbroken_runs_results(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    iapo.run(_args(tmp_path / "whole", steps=3))
+    iapo.run(_args(tmp_path / "extended", steps=2))
+    with caplog.at_level("INFO", logger="papergym.baselines.run"):
+        iapo.run(_args(tmp_path / "extended", steps=3, resume=True))
+    resumed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming")]
+    assert len(resumed) == 2 * len(iapo.ARMS) and all(m.endswith("from step 2") for m in resumed)
+    whole, extended = (json.loads((tmp_path / n / "results.json").read_text()) for n in ("whole", "extended"))
+    assert set(whole["summary"]["domains"]["telecom"]["curve"]["iapo"]) == {"0", "1", "2", "3"}
+    assert extended["summary"] == whole["summary"]
+    assert extended["curves"] == whole["curves"]
