@@ -59,6 +59,7 @@ import logging
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +74,9 @@ from papergym.reproduce import report
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    arm_runs,
     evaluate_model,
     grpo_config,
-    map_jobs,
+    train_arms,
     warm_base,
 )
 
@@ -86,7 +86,7 @@ NAME = "awm"
 ARMS = ("base", "answer_only", "four_cell")
 TRAINED_ARMS = ("answer_only", "four_cell")
 PARALLEL = True
-"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
+"""``--workers`` runs the (seed, arm) jobs side by side (`train_arms`)."""
 REFERENCE = "answer_only"
 MECHANISM = {"four_cell": ("env_wrapper",)}
 """Against answer-only GRPO, the four-cell arm wraps its training envs in `FourCellReward`, nothing else."""
@@ -231,11 +231,10 @@ def train(config: grpo.Args) -> list[dict[str, float]]:
 
 
 def train_and_score(
-    job: tuple[Args, grpo.Args],
+    args: Args, config: grpo.Args
 ) -> tuple[list[dict[str, float]], dict[str, dict[str, list[float]]]]:
     """One (seed, arm) run: its learning curve (`train`) and its final model's held-out scores per reading
-    (a `map_jobs` job)."""
-    args, config = job
+    (a `train_arms` job)."""
     curve = train(config)
     final = str(Path(config.out) / "final")
     return curve, {reading: evaluate(args, final, reading) for reading in READINGS}
@@ -250,10 +249,14 @@ def run(args: Args) -> dict[str, Any]:
     base_scores = {reading: evaluate(args, base, reading) for reading in READINGS}
     scores: dict[str, list[dict[str, dict[str, list[float]]]]] = {"base": [base_scores] * len(seeds)}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
-    runs = arm_runs(lambda seed: arm_configs(args, base, seed), seeds, REFERENCE, MECHANISM)
-    jobs = [(args, config) for _, _, config in runs]
-    for (seed, arm, _), (curve, final_scores) in zip(
-        runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True
+    for seed, arm, _, (curve, final_scores) in train_arms(
+        partial(train_and_score, args),
+        partial(arm_configs, args, base),
+        seeds,
+        REFERENCE,
+        MECHANISM,
+        workers=args.workers,
+        threads=args.threads,
     ):
         curves[arm][seed] = curve
         scores.setdefault(arm, []).append(final_scores)

@@ -8,7 +8,7 @@ A driver module ``papergym/reproduce/NAME.py`` defines
   may differ from the reference (the paper's mechanism and nothing else);
 - ``arm_configs(args) -> {arm: trainer Args}``: the configs the arms train with, so a test can check
   that arms differ in exactly the named fields (`differing_fields`);
-- ``PARALLEL`` (optional, default False): True where ``run`` passes its (seed, arm) runs to `map_jobs`,
+- ``PARALLEL`` (optional, default False): True where ``run`` trains its (seed, arm) runs with `train_arms`,
   so ``--workers`` applies;
 - ``run(args) -> dict``: trains the arms, evaluates them, writes ``results.json``, the PNG and the table
   (and the README section with ``--write``), and returns the summary.
@@ -246,20 +246,27 @@ def evaluate_model(
     )
 
 
-def arm_runs(
+def train_arms(
+    job: Callable[[Any], Result],
     configs: Callable[[int], Mapping[str, Any]],
     seeds: Sequence[int],
     reference: str,
     mechanism: Mapping[str, Sequence[str]],
-) -> list[tuple[int, str, Any]]:
-    """Every ``(seed, arm, trainer config)`` of ``configs(seed)`` (a driver's ``arm_configs``), seed by seed,
-    each seed's arms checked to differ only in their mechanism (`check_arms`)."""
+    *,
+    workers: int,
+    threads: int,
+) -> list[tuple[int, str, Any, Result]]:
+    """``(seed, arm, config, job(config))`` for every arm of ``configs(seed)`` (a driver's
+    ``arm_configs``), seed by seed. Each seed's arms are checked to differ only in their mechanism
+    (`check_arms`) before any trains; the jobs run through `map_jobs` (``job``: a module-level function,
+    or a `functools.partial` of one binding the driver's args)."""
     runs: list[tuple[int, str, Any]] = []
     for seed in seeds:
         arms = configs(seed)
         check_arms(arms, reference, mechanism)
         runs += [(seed, arm, config) for arm, config in arms.items()]
-    return runs
+    results = map_jobs(job, [config for _, _, config in runs], workers=workers, threads=threads)
+    return [(seed, arm, config, result) for (seed, arm, config), result in zip(runs, results, strict=True)]
 
 
 def map_jobs(fn: Callable[[Job], Result], jobs: Sequence[Job], *, workers: int, threads: int) -> list[Result]:

@@ -46,11 +46,10 @@ from papergym.reproduce import report
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    arm_runs,
     evaluate_model,
     grpo_config,
-    map_jobs,
     publish,
+    train_arms,
     warm_base,
 )
 from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
@@ -60,7 +59,7 @@ logger = logging.getLogger(__name__)
 NAME = "iapo"
 ARMS = ("grpo", "iapo", "iapo_noisy")
 PARALLEL = True
-"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
+"""``--workers`` runs the (seed, arm) jobs side by side (`train_arms`)."""
 REFERENCE = "grpo"
 MECHANISM = {"iapo": ("advantage_hook",), "iapo_noisy": ("advantage_hook", "advantage_hook_kw")}
 """Against flat-credit GRPO: IAPO adds the influence hook; the noisy arm also sets the hook's noise rate."""
@@ -231,10 +230,14 @@ def run(args: Args) -> dict[str, Any]:
         base = warm_base(for_domain(args, domain))
         base_samples = _evaluate(args, domain, base)
         points: dict[str, dict[int, list[list[TaskSamples]]]] = {arm: {0: []} for arm in ARMS}
-        runs = arm_runs(partial(arm_configs, args, base, domain=domain), seeds, REFERENCE, MECHANISM)
-        jobs = [(args, domain, config) for _, _, config in runs]
-        for (seed, arm, _), (curve, scores) in zip(
-            runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True
+        for seed, arm, _, (curve, scores) in train_arms(
+            partial(train_and_score, args, domain),
+            partial(arm_configs, args, base, domain=domain),
+            seeds,
+            REFERENCE,
+            MECHANISM,
+            workers=args.workers,
+            threads=args.threads,
         ):
             curves.setdefault(f"{domain}/{arm}", {})[seed] = curve
             points[arm][0].append(base_samples)
@@ -257,11 +260,10 @@ def run(args: Args) -> dict[str, Any]:
 
 
 def train_and_score(
-    job: tuple[Args, str, grpo.Args],
+    args: Args, domain: str, config: grpo.Args
 ) -> tuple[list[dict[str, float]], dict[int, list[TaskSamples]]]:
     """One (seed, arm) run: train ``config`` and score each of its checkpoints on the held-out tasks;
-    returns its training curve and the scores by step (a `map_jobs` job)."""
-    args, domain, config = job
+    returns its training curve and the scores by step (a `train_arms` job)."""
     grpo.main(config)
     scores = {step: _evaluate(args, domain, model) for step, model in checkpoints(config).items()}
     return training_curve(config), scores

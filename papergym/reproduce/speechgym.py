@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,11 +50,10 @@ from papergym.reproduce import service_measures as sm
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
-    arm_runs,
     evaluate_model,
     grpo_config,
-    map_jobs,
     publish,
+    train_arms,
     warm_base,
 )
 
@@ -61,7 +61,7 @@ NAME = "speechgym"
 ARMS = ("base", "outcome", "process")
 TRAINED_ARMS = ("outcome", "process")
 PARALLEL = True
-"""``--workers`` runs the (seed, arm) jobs side by side (`map_jobs`)."""
+"""``--workers`` runs the (seed, arm) jobs side by side (`train_arms`)."""
 REFERENCE = "outcome"
 MECHANISM = {"process": ("env_wrapper",)}
 """The process arm differs from outcome-only GRPO only in the training envs' `ProcessReward` wrapper."""
@@ -214,10 +214,9 @@ def transfer(args: Args, models: dict[str, str]) -> dict[str, dict[str, dict[str
     return results
 
 
-def train_and_score(job: tuple[Args, grpo.Args]) -> tuple[list[dict[str, float]], dict[str, list[float]]]:
+def train_and_score(args: Args, config: grpo.Args) -> tuple[list[dict[str, float]], dict[str, list[float]]]:
     """One (seed, arm) run: its learning curve (the trainer's metrics and `step_measures`) and its final
-    model's held-out scores (a `map_jobs` job)."""
-    args, config = job
+    model's held-out scores (a `train_arms` job)."""
     measured: list[dict[str, float]] = []
     grpo.main(config, on_step=step_measures(measured, args.group_size))
     final = str(Path(config.out) / "final")
@@ -235,10 +234,14 @@ def run(args: Args) -> dict[str, Any]:
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
     models: dict[str, str] = {"base": base}  # the transfer's policies
     first: dict[str, list[float]] = {"base": base_scores["success"][: args.transfer_tasks]}
-    runs = arm_runs(lambda seed: arm_configs(args, base, seed), seeds, REFERENCE, MECHANISM)
-    jobs = [(args, config) for _, _, config in runs]
-    for (seed, arm, config), (arm_curve, final_scores) in zip(
-        runs, map_jobs(train_and_score, jobs, workers=args.workers, threads=args.threads), strict=True
+    for seed, arm, config, (arm_curve, final_scores) in train_arms(
+        partial(train_and_score, args),
+        partial(arm_configs, args, base),
+        seeds,
+        REFERENCE,
+        MECHANISM,
+        workers=args.workers,
+        threads=args.threads,
     ):
         scores.setdefault(arm, []).append(final_scores)
         curves[arm][seed] = arm_curve
