@@ -14,6 +14,11 @@ Arms (one `papergym.baselines.jzero` loop each, same seeds, init, data and budge
 - ``fixed_judge``: the judge is never updated (``env_kw=['trainable={"judge": false}']``): the solver and
   challenger co-evolve against the judge's initial preferences, the R-Zero-style control in which no
   judge learns (R-Zero itself has no judge; SCOPE (§1.5) uses a frozen initial model as its judge).
+- ``role_only`` and ``subtask_only``: the structural arm with one pair construction
+  (``env_kw=['pair_kinds=["role_asymmetry"]']`` or ``["subtask_amplification"]``): the ablation of which
+  pair kind carries the structural arm's held-out gain (the subtask pairs are built from the constraint
+  checks; the role-asymmetry pairs are the only route by which the rubric's signal can reach the judge
+  without them).
 
 The loop trains on a mixture of the open-ended ``writing`` domain and the verifiable ``math`` domain of
 ``papergym/SelfPlay-v0``. After every iteration (and before the first) the solver answers held-out tasks
@@ -70,10 +75,19 @@ from papergym.reproduce.driver import ReproArgs, check_arms
 logger = logging.getLogger(__name__)
 
 NAME = "jzero"
-ARMS = ("structural", "self_scored", "fixed_judge")
+ARMS = ("structural", "self_scored", "fixed_judge", "role_only", "subtask_only")
 REFERENCE = "structural"
 FIXED_JUDGE = 'trainable={"judge": false}'
-MECHANISM = {"self_scored": ("judge_labels",), "fixed_judge": ("env_kw",)}
+PAIR_KIND_ABLATIONS = {
+    "role_only": 'pair_kinds=["role_asymmetry"]',
+    "subtask_only": 'pair_kinds=["subtask_amplification"]',
+}
+"""The structural arm with one pair construction each (env kwargs of ``papergym/SelfPlay-v0``)."""
+MECHANISM = {
+    "self_scored": ("judge_labels",),
+    "fixed_judge": ("env_kw",),
+    **{arm: ("env_kw",) for arm in PAIR_KIND_ABLATIONS},
+}
 HELDOUT_SEED = 3_000_000
 """Seeds of the held-out tasks (the loop draws its training seeds below 2**31 from its own generator,
 and its own evaluation uses 1,000,000 + i)."""
@@ -192,6 +206,7 @@ def arm_configs(args: Args, seed: int) -> dict[str, jzero.Args]:
         "structural": config("structural", "structural", []),
         "self_scored": config("self_scored", "self_scored", []),
         "fixed_judge": config("fixed_judge", "structural", [FIXED_JUDGE]),
+        **{arm: config(arm, "structural", [kw]) for arm, kw in PAIR_KIND_ABLATIONS.items()},
     }
 
 
@@ -339,6 +354,10 @@ def summarise(curves: dict[str, dict[int, list[dict[str, Any]]]], args: Args) ->
             "structural", last, "fixed_judge", last, "math"
         ),
         **{
+            f"open-ended, structural - {arm} at {last}": diff("structural", last, arm, last, "open_ended")
+            for arm in PAIR_KIND_ABLATIONS
+        },
+        **{
             f"open-ended, {arm}: iteration {last} - iteration {mid}": diff(arm, last, arm, mid, "open_ended")
             for arm in ("fixed_judge", "self_scored")
         },
@@ -386,6 +405,15 @@ def summarise(curves: dict[str, dict[int, list[dict[str, Any]]]], args: Args) ->
         }
         for claim, (name, _, paper) in claims.items()
     ]
+    ablations = [
+        {
+            "arm": arm,
+            "pairs": PAIR_KIND_ABLATIONS.get(arm, "both kinds"),
+            "gain": differences[f"open-ended, {arm}: iteration {last} - init"],
+            "structural minus": differences.get(f"open-ended, structural - {arm} at {last}"),
+        }
+        for arm in ("structural", *PAIR_KIND_ABLATIONS)
+    ]
     means = {
         key: {
             arm: [
@@ -401,6 +429,7 @@ def summarise(curves: dict[str, dict[int, list[dict[str, Any]]]], args: Args) ->
         "differences": differences,
         "claims": table,
         "verdicts": verdicts,
+        "ablations": ablations,
         "loop_means": means,
         "paper": PAPER,
     }
@@ -434,6 +463,20 @@ def section(summary: dict[str, Any], args: Args) -> str:
         {**row, "ours": str(row["ours"]), "direction": f"**{row['direction']}**"} for row in summary["claims"]
     ]
     diffs = report.markdown_table(claims, ["claim", "difference", "ours", "paper", "direction"])
+    ablation = report.markdown_table(
+        [
+            {
+                "arm": row["arm"],
+                "judge's pairs": f"`{row['pairs']}`" if row["arm"] in PAIR_KIND_ABLATIONS else row["pairs"],
+                f"open-ended, iteration {last} - init": str(row["gain"]),
+                f"structural - arm at {last}": "—"
+                if row["structural minus"] is None
+                else str(row["structural minus"]),
+            }
+            for row in summary["ablations"]
+        ],
+        ["arm", "judge's pairs", f"open-ended, iteration {last} - init", f"structural - arm at {last}"],
+    )
     return "\n\n".join(
         [
             "### J-Zero judge labels (`papergym reproduce jzero`)",
@@ -450,5 +493,8 @@ def section(summary: dict[str, Any], args: Args) -> str:
             "The claims, our paired differences (95% stratified bootstrap; the paper's numbers are benchmark "
             "points on Qwen3-4B, so only their sign compares) and the direction read from the intervals:",
             diffs,
+            "Ablation (no paper number): which pair construction carries the structural arm's open-ended "
+            "gain; each arm's judge trains on one kind of structural pair, everything else as `structural`:",
+            ablation,
         ]
     )

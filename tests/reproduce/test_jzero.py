@@ -28,6 +28,7 @@ def test_arms_differ_only_in_the_judge_labels_or_its_training(tmp_path: Path) ->
     driver.check_arms(configs, jzero.REFERENCE, jzero.MECHANISM)
     assert {c.seed for c in configs.values()} == {1}
     assert configs["self_scored"].judge_labels == "self_scored"
+    assert configs["role_only"].env_kw == ['pair_kinds=["role_asymmetry"]']
     assert configs["fixed_judge"].judge_labels == "structural" and configs["fixed_judge"].env_kw == [
         jzero.FIXED_JUDGE
     ]
@@ -45,6 +46,30 @@ def test_the_fixed_judge_is_never_updated_and_the_structural_one_is(tmp_path: Pa
     structural.run(1)
     assert np.array_equal(fixed.judge.weights, before) and fixed.history[0].judge_loss == 0.0
     assert not np.allclose(structural.judge.weights, before)
+
+
+@pytest.mark.parametrize(
+    ("arm", "kinds"),
+    [
+        ("structural", {"role_asymmetry", "subtask_amplification"}),
+        ("role_only", {"role_asymmetry"}),
+        ("subtask_only", {"subtask_amplification"}),
+    ],
+)
+def test_each_pair_kind_ablation_trains_its_judge_on_that_kind_alone(
+    tmp_path: Path, arm: str, kinds: set[str]
+) -> None:
+    config = dataclasses.replace(jzero.arm_configs(_args(tmp_path), seed=0)[arm], domains=("writing",))
+    loop = trainer.build_loop(config)
+    update, seen = loop.judge.update, []
+
+    def recording_update(pairs: list) -> float:
+        seen.extend(pairs)
+        return update(pairs)
+
+    loop.judge.update = recording_update  # type: ignore[method-assign]
+    loop.run(2)
+    assert {pair.kind for pair in seen} == kinds
 
 
 def test_the_held_out_rubric_reads_no_constraint_check() -> None:
@@ -85,6 +110,8 @@ def test_smoke_run_writes_results_pngs_and_readme_section(tmp_path: Path) -> Non
     text = readme.read_text()
     assert text.startswith("# benchmarks\n\nkept as is\n") and "<!-- reproduce:jzero:begin -->" in text
     assert "| claim | difference | ours | paper | direction |" in text
+    assert [row["arm"] for row in summary["ablations"]] == ["structural", "role_only", "subtask_only"]
+    assert '| role_only | `pair_kinds=["role_asymmetry"]` |' in text
 
 
 def test_a_model_directory_is_refused_plainly(tmp_path: Path) -> None:
