@@ -45,8 +45,8 @@ it never trains on, and the driver scores them:
   problems whose answer appears in the problem text (about 3% of math problems, none of the 32 held-out
   ones): this half of the claim cannot be tested at this scale, and the section says so.
 
-The default run (5 seeds x 3 arms x 10 iterations) took 6 min 13 s wall (109 s CPU) on the shared 2-core
-machine at a load average of 5.5-8; ``--smoke`` about 15 s.
+The default run (5 seeds x 5 arms x 10 iterations) took 2 min 28 s wall (128 s CPU) on the shared 2-core
+machine beside two single-core jobs; ``--smoke`` about 5 s.
 
 Policies: the small GRPO-trained softmax challenger and solver of `papergym.baselines.jzero_policies` and
 the linear `BTJudge`. They are not language models: a tiny LM co-evolving three roles does not fit the
