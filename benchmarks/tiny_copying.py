@@ -10,10 +10,15 @@ values** (names, emails, ids: the digits and the letters the call must copy); an
 (every token of the action right, what a multi-step episode needs step after step). Nothing here
 trains: the models are given (``--model NAME=DIR``); the README section says which commands made them.
 
+Any env with text actions works the same way (``--env``, ``--env-kw``, ``--demonstrator``; ``oracle``: the
+env's privileged ``oracle_action()``), e.g. MemoryQA-v0, whose memories must copy values off the page.
+
 Usage::
 
     python benchmarks/tiny_copying.py --model sft=runs/sft/final --model induction+sft=runs/isft/final \\
         [--episodes 24] [--write benchmarks/README.md --note "how the models were made"]
+    python benchmarks/tiny_copying.py --model sft=DIR --env papergym/MemoryQA-v0 --demonstrator oracle \\
+        --env-kw "pages=[3, 3]" difficulty=1 kind=annual_report max_episode_steps=8
 """
 
 from __future__ import annotations
@@ -36,17 +41,26 @@ FIRST_SEED = 10_000
 """Test-split task seeds start here (any seed: the split keeps them apart from the SFT's training tasks)."""
 
 
-def held_out_episodes(policy: PolicyModel, episodes: int) -> list[Episode]:
-    """The demonstrator's test-split episodes in token space (``episode.spans``: where its actions lie)."""
-    env = make_envs(ENV, parse_kwargs(ENV_KW), 1)[0]
+def held_out_episodes(
+    policy: PolicyModel,
+    episodes: int,
+    *,
+    env_id: str = ENV,
+    env_kw: Sequence[str] = ENV_KW,
+    demonstrator_spec: str | None = DEMONSTRATOR,
+) -> list[Episode]:
+    """The demonstrator's test-split episodes in token space (``episode.spans``: where its actions lie);
+    ``demonstrator_spec`` None: the env's privileged oracle."""
+    env = make_envs(env_id, parse_kwargs(list(env_kw)), 1)[0]
     options = split_options(env, "test")
-    teacher = demonstrator(DEMONSTRATOR)
-    assert teacher is not None
+    teacher = demonstrator(demonstrator_spec)
     out: list[Episode] = []
     for seed in range(FIRST_SEED, FIRST_SEED + episodes):
-        teacher.bind(env)  # type: ignore[attr-defined]
-        teacher.reset(seed=seed)
-        out.extend(demonstrations(policy, [env], seeds=[seed], options=options, act=acting(teacher)))
+        if teacher is not None:
+            teacher.bind(env)  # type: ignore[attr-defined]
+            teacher.reset(seed=seed)
+        act = acting(teacher) if teacher is not None else None
+        out.extend(demonstrations(policy, [env], seeds=[seed], options=options, act=act))
     env.close()
     return out
 
@@ -98,9 +112,15 @@ def run() -> None:
     )
     parser.add_argument("--model", action="append", required=True, help="NAME=DIR, repeated")
     parser.add_argument("--episodes", type=int, default=24)
+    parser.add_argument("--env", default=ENV)
+    parser.add_argument("--env-kw", nargs="*", default=ENV_KW, help="key=value, as `papergym train`")
+    parser.add_argument(
+        "--demonstrator", default=DEMONSTRATOR, help="module:Class, or 'oracle' (the env's oracle_action)"
+    )
     parser.add_argument("--write", default=None)
     parser.add_argument("--note", default="", help="how the models were made (goes above the table)")
     args = parser.parse_args()
+    teacher = None if args.demonstrator == "oracle" else args.demonstrator
     rows = []
     held_out: list[Episode] | None = None
     for spec in args.model:
@@ -109,17 +129,23 @@ def run() -> None:
             parser.error(f"--model takes NAME=DIR, got {spec!r}")
         policy = load_policy(path)
         if held_out is None:  # one tokenizer for all: every tiny LM shares the pinned one
-            held_out = held_out_episodes(policy, args.episodes)
+            held_out = held_out_episodes(
+                policy, args.episodes, env_id=args.env, env_kw=args.env_kw, demonstrator_spec=teacher
+            )
         acc = accuracies(policy, held_out)
         cells = " | ".join(f"{acc[k][0]:.3f}" for k in CATEGORIES)
         rows.append(f"| {name} | {cells} |")
         counts = acc
     command = "python benchmarks/tiny_copying.py " + " ".join(f"--model {m}" for m in args.model)
+    if args.env != ENV or list(args.env_kw) != ENV_KW or args.demonstrator != DEMONSTRATOR:
+        kw = " ".join(f'"{k}"' if " " in k else k for k in args.env_kw)
+        command += f" --env {args.env} --demonstrator {args.demonstrator} --env-kw {kw}"
+    source = "the env's oracle" if teacher is None else f"`{teacher.rpartition(':')[2]}`"
     body = "\n".join(
         [
             *([args.note, ""] if args.note else []),
-            f"`{command} --episodes {args.episodes}`: {args.episodes} held-out `{ENV}` test tasks "
-            f"({', '.join(ENV_KW)}), `HearingOracle` demonstrations; {counts['tokens'][1]} action tokens, "
+            f"`{command} --episodes {args.episodes}`: {args.episodes} held-out `{args.env}` test tasks "
+            f"({', '.join(args.env_kw)}), {source} demonstrations; {counts['tokens'][1]} action tokens, "
             f"{counts['digits'][1]} of them digits, {counts['values'][1]} inside tool-call argument values, "
             f"{counts['actions'][1]} actions.",
             "",

@@ -60,3 +60,20 @@ def test_value_tokens_are_those_inside_quoted_argument_values(bench) -> None:
     assert bench._IN_VALUE.search(inside)
     assert not bench._IN_VALUE.search(inside + 'x.com", "')
     assert not bench._IN_VALUE.search('<tool_call>{"name": "find_us')
+
+
+def test_any_text_env_with_its_own_oracle_can_be_scored(bench) -> None:
+    # MemoryQA-v0's oracle copies facts off the page into its memory: digit tokens in the scored actions
+    policy = load_policy("tiny")
+    kw = ["pages=[3, 3]", "difficulty=1", "kind=annual_report", "max_episode_steps=8"]
+    episodes = bench.held_out_episodes(
+        policy, 2, env_id="papergym/MemoryQA-v0", env_kw=kw, demonstrator_spec=None
+    )
+    actions = [
+        policy.tokenizer.decode(e.segments[s.segment].token_ids[s.start : s.end])
+        for e in episodes
+        for s in e.spans
+    ]
+    assert actions and all("<memory>" in a or "<answer>" in a for a in actions)
+    acc = bench.accuracies(policy, episodes)
+    assert acc["actions"][1] == len(actions) and acc["values"][1] == 0  # no tool calls, no argument values
