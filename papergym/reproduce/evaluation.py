@@ -9,8 +9,11 @@ one). The unbiased pass@k estimator is `papergym.baselines.passk.pass_at_k`.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,8 @@ from papergym.baselines.policy import PolicyModel
 from papergym.baselines.run import make_envs, split_options
 from papergym.core import info_keys as K
 from papergym.core.trajectory import Trajectory, member_seed
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -151,3 +156,34 @@ def families(tasks: Sequence[TaskSamples]) -> list[str]:
 def restrict(per_seed: Sequence[Sequence[TaskSamples]], family: str) -> list[list[TaskSamples]]:
     """Only the tasks of ``family``, per seed (every seed evaluates the same tasks)."""
     return [[t for t in tasks if t.family == family] for tasks in per_seed]
+
+
+def cached_scores(
+    cache: Path, model: str, settings: Mapping[str, Any], evaluate: Callable[[], list[TaskSamples]]
+) -> list[TaskSamples]:
+    """``evaluate()``'s scores of the checkpoint directory ``model``, kept in the JSON-lines file ``cache``
+    under a digest of the directory's path, its weight files and the evaluation ``settings``: an entry is
+    reused only for the same checkpoint with the same weights scored the same way, so a resumed run does not
+    re-score the checkpoints it already scored, and a checkpoint overwritten by a fresh run is scored again.
+    (The path is part of the key so that every checkpoint gets its own evaluation trace.)"""
+    keyed = {"model": str(Path(model).resolve()), "settings": dict(settings)}
+    digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode())
+    weights = sorted(Path(model).glob("*.safetensors"))
+    if not weights:
+        raise FileNotFoundError(f"no *.safetensors in {model}: nothing to key its scores on")
+    for path in weights:
+        digest.update(path.name.encode())
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    key = digest.hexdigest()
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["key"] == key:
+                logger.info("reusing the held-out scores of %s (%s)", model, cache)
+                return [TaskSamples(**t) for t in entry["tasks"]]
+    scores = evaluate()
+    with cache.open("a") as f:
+        f.write(json.dumps({"key": key, "model": model, "tasks": [asdict(t) for t in scores]}) + "\n")
+    return scores

@@ -52,7 +52,7 @@ from papergym.reproduce.driver import (
     train_arms,
     warm_base,
 )
-from papergym.reproduce.evaluation import TaskSamples, pass_at_k_matrix
+from papergym.reproduce.evaluation import TaskSamples, cached_scores, pass_at_k_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,8 @@ class Args(WarmStartArgs):
     resume: bool = False
     """Continue every arm from its newest checkpoint under ``out`` (`papergym.baselines.grpo`'s resume:
     arms checkpoint every ``eval_every`` steps, so a finished run goes on to a larger ``--steps`` or more
-    ``--seeds``, ending where one unbroken run would); the warm start is cached either way."""
+    ``--seeds``, ending where one unbroken run would); the warm start is cached either way, and so are the
+    held-out scores of the checkpoints already scored (``heldout_scores.jsonl`` in each arm's directory)."""
 
 
 SMOKE: dict[str, Any] = {
@@ -262,10 +263,22 @@ def run(args: Args) -> dict[str, Any]:
 def train_and_score(
     args: Args, domain: str, config: grpo.Args
 ) -> tuple[list[dict[str, float]], dict[int, list[TaskSamples]]]:
-    """One (seed, arm) run: train ``config`` and score each of its checkpoints on the held-out tasks;
-    returns its training curve and the scores by step (a `train_arms` job)."""
+    """One (seed, arm) run: train ``config`` and score each of its checkpoints on the held-out tasks
+    (scores cached beside the arm's checkpoints, so a ``--resume`` re-scores only its new ones); returns
+    its training curve and the scores by step (a `train_arms` job)."""
     grpo.main(config)
-    scores = {step: _evaluate(args, domain, model) for step, model in checkpoints(config).items()}
+    scored = for_domain(args, domain)
+    keys = ("env", "env_kw", "max_new_tokens", "family_key", "device", "eval_tasks", "eval_samples")
+    settings = {key: getattr(scored, key) for key in keys} | {"seed": EVAL_SEED}
+    scores = {
+        step: cached_scores(
+            Path(config.out) / "heldout_scores.jsonl",
+            model,
+            settings,
+            partial(_evaluate, args, domain, model),
+        )
+        for step, model in checkpoints(config).items()
+    }
     return training_curve(config), scores
 
 

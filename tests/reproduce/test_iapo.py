@@ -134,10 +134,15 @@ def test_resume_extends_a_finished_run_to_the_unbroken_runs_results(
 ) -> None:
     iapo.run(_args(tmp_path / "whole", steps=3))
     iapo.run(_args(tmp_path / "extended", steps=2))
-    with caplog.at_level("INFO", logger="papergym.baselines.run"):
+    with caplog.at_level("INFO", logger="papergym"):
         iapo.run(_args(tmp_path / "extended", steps=3, resume=True))
-    resumed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("resuming")]
+    messages = [r.getMessage() for r in caplog.records]
+    resumed = [m for m in messages if m.startswith("resuming")]
     assert len(resumed) == 2 * len(iapo.ARMS) and all(m.endswith("from step 2") for m in resumed)
+    # the checkpoint the first run scored (step 1) is not scored again
+    reused = [m for m in messages if m.startswith("reusing the held-out scores")]
+    assert sum("step_1 " in m for m in reused) == 2 * len(iapo.ARMS)
+    assert not any("step_2 " in m for m in reused)  # scored as the first run's final, not at this path
     whole, extended = (json.loads((tmp_path / n / "results.json").read_text()) for n in ("whole", "extended"))
     assert set(whole["summary"]["domains"]["telecom"]["curve"]["iapo"]) == {"0", "1", "2", "3"}
     assert extended["summary"] == whole["summary"]
