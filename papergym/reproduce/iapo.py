@@ -322,6 +322,10 @@ def summarise(
                 success_matrix(points[arm][final]), success_matrix(points[REFERENCE][final])
             )
             gaps[arm] = {"difference": gap, "direction": report.direction(gap, +1)}
+        gains = {  # did GRPO learn at all: each arm's final model against the base, paired per seed x task
+            arm: report.paired_difference(success_matrix(points[arm][final]), success_matrix(points[arm][0]))
+            for arm in ARMS
+        }
         domains[domain] = {
             "curve": {
                 arm: {step: report.stratified_bootstrap(success_matrix(m)) for step, m in sorted(p.items())}
@@ -356,6 +360,7 @@ def summarise(
             },
             "base_success": report.stratified_bootstrap(success_matrix(points[REFERENCE][0])),
             "gap_vs_grpo": gaps,
+            "gain_vs_base": gains,
         }
     return {
         "domains": domains,
@@ -419,11 +424,12 @@ def section(summary: dict[str, Any]) -> str:
         paper = summary["paper"].get(domain, {})
         rows = []
         for arm in ARMS:
-            gap = d["gap_vs_grpo"].get(arm)
+            gap, gain = d["gap_vs_grpo"].get(arm), d.get("gain_vs_base", {}).get(arm)
             rows.append(
                 {
                     "arm": arm,
                     f"held-out success, step {d['final_step']}": str(d["success"][arm]),
+                    "gain over the base": "—" if gain is None else str(gain),
                     "gap to grpo": "—" if gap is None else str(gap["difference"]),
                     "direction": "—" if gap is None else gap["direction"],
                     "function-call success": _opt(d["function_calls"][arm]),
@@ -446,6 +452,11 @@ def section(summary: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _against_base(gain: report.Interval) -> str:
+    where = "above the base" if gain.low > 0 else "below the base" if gain.high < 0 else "not apart from it"
+    return f"{gain} ({where})"
+
+
 def reading(summary: dict[str, Any]) -> str:
     """A plain statement per domain, read from the intervals."""
     out = []
@@ -458,6 +469,10 @@ def reading(summary: dict[str, Any]) -> str:
             f"**{gap['direction']}**; with the noisy annotator (ρ = {summary['noise']}) "
             f"{noisy['difference']}: {noisy['direction']}."
         )
+        if "gain_vs_base" in d:
+            text += " Gain over the base at step {}: {}.".format(
+                d["final_step"], "; ".join(f"{arm} {_against_base(d['gain_vs_base'][arm])}" for arm in ARMS)
+            )
         if max(i.mean for arm in ARMS for i in d["curve"][arm].values()) == 0.0:
             text += (
                 " No arm solved a held-out task at any point, the base included: a zero-success policy's "

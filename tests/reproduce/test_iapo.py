@@ -81,8 +81,13 @@ def test_summary_reads_the_gap_and_function_calls_from_the_intervals(tmp_path: P
     assert d["function_calls"]["iapo"].mean == pytest.approx(0.25)
     assert d["calls_per_episode"]["grpo"] == pytest.approx(2.0)
     assert d["varied_groups"] == {"grpo": 0.5, "iapo": 0.0, "iapo_noisy": 0.0}
+    assert d["gain_vs_base"]["grpo"].mean == 0.0 and d["gain_vs_base"]["iapo"].low > 0  # paired with the base
     text = iapo.section(summary)
     assert "**matches**" in text and "lower with IAPO" in text and "21.74" in text
+    assert "| gain over the base |" in text and "grpo 0.000 [0.000, 0.000] (not apart from it)" in text
+    assert text.count("(above the base)") == 1
+    del d["gain_vs_base"]  # a summary from before the field renders without it
+    assert "| — |" in iapo.section(summary) and "above the base" not in iapo.section(summary)
 
 
 def test_smoke_run_writes_results_curve_table_and_readme_section(tmp_path: Path) -> None:
