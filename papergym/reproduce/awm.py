@@ -250,13 +250,7 @@ def run(args: Args) -> dict[str, Any]:
     scores: dict[str, list[dict[str, dict[str, list[float]]]]] = {"base": [base_scores] * len(seeds)}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
     for seed, arm, _, (curve, final_scores) in train_arms(
-        partial(train_and_score, args),
-        partial(arm_configs, args, base),
-        seeds,
-        REFERENCE,
-        MECHANISM,
-        workers=args.workers,
-        threads=args.threads,
+        partial(train_and_score, args), partial(arm_configs, args, base), args, REFERENCE, MECHANISM
     ):
         curves[arm][seed] = curve
         scores.setdefault(arm, []).append(final_scores)

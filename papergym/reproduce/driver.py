@@ -249,23 +249,21 @@ def evaluate_model(
 def train_arms(
     job: Callable[[Any], Result],
     configs: Callable[[int], Mapping[str, Any]],
-    seeds: Sequence[int],
+    args: ReproArgs,
     reference: str,
     mechanism: Mapping[str, Sequence[str]],
-    *,
-    workers: int,
-    threads: int,
 ) -> list[tuple[int, str, Any, Result]]:
     """``(seed, arm, config, job(config))`` for every arm of ``configs(seed)`` (a driver's
-    ``arm_configs``), seed by seed. Each seed's arms are checked to differ only in their mechanism
-    (`check_arms`) before any trains; the jobs run through `map_jobs` (``job``: a module-level function,
-    or a `functools.partial` of one binding the driver's args)."""
+    ``arm_configs``), seed by seed over ``args.seeds``. Each seed's arms are checked to differ only in their
+    mechanism (`check_arms`) before any trains; the jobs run through `map_jobs` with ``args.workers``
+    processes of ``args.threads`` threads (``job``: a module-level function, or a `functools.partial` of one
+    binding the driver's args)."""
     runs: list[tuple[int, str, Any]] = []
-    for seed in seeds:
+    for seed in range(args.seeds):
         arms = configs(seed)
         check_arms(arms, reference, mechanism)
         runs += [(seed, arm, config) for arm, config in arms.items()]
-    results = map_jobs(job, [config for _, _, config in runs], workers=workers, threads=threads)
+    results = map_jobs(job, [config for _, _, config in runs], workers=args.workers, threads=args.threads)
     return [(seed, arm, config, result) for (seed, arm, config), result in zip(runs, results, strict=True)]
 
 

@@ -224,7 +224,6 @@ def run(args: Args) -> dict[str, Any]:
     """Train every arm on every domain and seed, score the curves and write the report."""
     set_threads(args.threads)
     out = Path(args.out)
-    seeds = list(range(args.seeds))
     scored: dict[str, Any] = {}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {}
     for domain in args.domains:
@@ -234,11 +233,9 @@ def run(args: Args) -> dict[str, Any]:
         for seed, arm, _, (curve, scores) in train_arms(
             partial(train_and_score, args, domain),
             partial(arm_configs, args, base, domain=domain),
-            seeds,
+            args,
             REFERENCE,
             MECHANISM,
-            workers=args.workers,
-            threads=args.threads,
         ):
             curves.setdefault(f"{domain}/{arm}", {})[seed] = curve
             points[arm][0].append(base_samples)

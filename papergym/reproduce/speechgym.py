@@ -235,13 +235,7 @@ def run(args: Args) -> dict[str, Any]:
     models: dict[str, str] = {"base": base}  # the transfer's policies
     first: dict[str, list[float]] = {"base": base_scores["success"][: args.transfer_tasks]}
     for seed, arm, config, (arm_curve, final_scores) in train_arms(
-        partial(train_and_score, args),
-        partial(arm_configs, args, base),
-        seeds,
-        REFERENCE,
-        MECHANISM,
-        workers=args.workers,
-        threads=args.threads,
+        partial(train_and_score, args), partial(arm_configs, args, base), args, REFERENCE, MECHANISM
     ):
         scores.setdefault(arm, []).append(final_scores)
         curves[arm][seed] = arm_curve
