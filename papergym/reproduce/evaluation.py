@@ -166,17 +166,14 @@ def cached_scores(
     reused only for the same checkpoint with the same weights scored the same way, so a resumed run does not
     re-score the checkpoints it already scored, and a checkpoint overwritten by a fresh run is scored again.
     (The path is part of the key so that every checkpoint gets its own evaluation trace.)"""
-    keyed = {"model": str(Path(model).resolve()), "settings": dict(settings)}
-    digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode())
-    weights = sorted(Path(model).glob("*.safetensors"))
+    weights = {  # read whole: evaluating the checkpoint loads it into memory anyway
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(Path(model).glob("*.safetensors"))
+    }
     if not weights:
         raise FileNotFoundError(f"no *.safetensors in {model}: nothing to key its scores on")
-    for path in weights:
-        digest.update(path.name.encode())
-        with path.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    key = digest.hexdigest()
+    keyed = {"model": str(Path(model).resolve()), "settings": dict(settings), "weights": weights}
+    key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
     if cache.exists():
         for line in cache.read_text().splitlines():
             entry = json.loads(line)
