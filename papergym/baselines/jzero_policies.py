@@ -88,15 +88,19 @@ class SoftmaxHeads:
         self.logits = {name: torch.zeros(rows, n, requires_grad=True) for name, (rows, n) in heads.items()}
         self.optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
         self.epochs, self.clip = int(epochs), float(clip)
+        self._probs: dict[tuple[str, int], np.ndarray] = {}  # draw's normalised rows until the next update
 
     def draw(
         self, head: str, row: int, rng: np.random.Generator, decisions: list[tuple[str, int, int]]
     ) -> int:
         """Sample a choice of ``head`` at ``row`` and record it in ``decisions``."""
-        torch = require("torch", "llm")
-        with torch.no_grad():
-            probs = torch.softmax(self.logits[head][row], dim=0).double().numpy()
-        choice = int(rng.choice(len(probs), p=probs / probs.sum()))
+        probs = self._probs.get((head, row))
+        if probs is None:
+            torch = require("torch", "llm")
+            with torch.no_grad():
+                probs = torch.softmax(self.logits[head][row], dim=0).double().numpy()
+            probs = self._probs[head, row] = probs / probs.sum()
+        choice = int(rng.choice(len(probs), p=probs))
         decisions.append((head, row, choice))
         return choice
 
@@ -111,9 +115,16 @@ class SoftmaxHeads:
         width = max(1, max(len(s.decisions) for s in samples))
         logp = torch.zeros(len(samples), width)
         mask = torch.zeros(len(samples), width)
-        for i, s in enumerate(samples):
-            for t, (head, row, choice) in enumerate(s.decisions):
-                logp[i, t] = torch.log_softmax(self.logits[head][row], dim=0)[choice]
+        for head, table in self.logits.items():  # one gather per head: (sample, position, row, choice)
+            where = [
+                (i, t, row, choice)
+                for i, s in enumerate(samples)
+                for t, (name, row, choice) in enumerate(s.decisions)
+                if name == head
+            ]
+            if where:
+                i, t, row, choice = torch.tensor(where).T
+                logp = logp.index_put((i, t), torch.log_softmax(table, dim=1)[row, choice])
                 mask[i, t] = 1.0
         return logp, mask
 
@@ -136,6 +147,7 @@ class SoftmaxHeads:
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
+        self._probs.clear()
         return float(loss.detach())
 
 

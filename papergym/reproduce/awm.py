@@ -46,6 +46,14 @@ evidence pages only (``evidence_only=True``, the paper's diagnostic):
 - *unsupported share*: of the correct answers, the share whose memory is not answerable (the paper's
   42.5%), a ratio with its own stratified bootstrap interval.
 
+``--policy skimmer`` (`papergym.reproduce.awm_skimmer`) trains the same two arms on a learned non-LM
+policy instead, `papergym.baselines.memory_skimmer.SkimmerPolicy`: it copies page statements verbatim into
+its memory and learns which to keep (softmax rows over generic features of a statement against the
+question text) and whether to answer from its memory or guess. The tiny LM cannot copy values off a page
+on a CPU budget, so its memories are never answerable and the four-cell reward has nothing to act on; the
+skimmer puts the mechanism where it can act. It has no warm start (the base is the untrained skimmer) and
+its own budget fields (``skimmer_*``); its README section is ``awm-skimmer``.
+
 Intervals are stratified bootstrap intervals over (seed, task) (`papergym.reproduce.report`); the base is
 evaluated once and repeated per seed. Learning curves: per training step, the share of the step's
 episodes answered correctly and the share whose final memory is answerable (both from the episodes'
@@ -138,6 +146,15 @@ class Args(WarmStartArgs):
     """Steps per point of the learning-curve figure (a moving window)."""
     note: str = ""
     """A sentence the README section prints about how this run was made (e.g. a reused warm start)."""
+    policy: str = "lm"
+    """``lm``: the tiny LM (or ``--model DIR``) as above; ``skimmer``: the learned page-skimming policy of
+    `papergym.baselines.memory_skimmer` (`papergym.reproduce.awm_skimmer`), no warm start."""
+    skimmer_steps: int = 60
+    """GRPO steps per arm of the skimmer."""
+    skimmer_tasks_per_step: int = 8
+    """Tasks per GRPO step of the skimmer (``group_size`` rollouts each)."""
+    skimmer_lr: float = 0.1
+    """Adam step size on the skimmer's logits (inferred, as the J-Zero policies')."""
 
 
 SMOKE: dict[str, Any] = {
@@ -148,6 +165,8 @@ SMOKE: dict[str, Any] = {
     "eval_tasks": 2,
     "eval_samples": 2,
     "smooth": 1,
+    "skimmer_steps": 2,
+    "skimmer_tasks_per_step": 2,
 }
 """``--smoke``: the same code path on a minimal budget."""
 
@@ -244,28 +263,44 @@ def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them and write the report (see the module docstring)."""
     set_threads(args.threads)
     out = Path(args.out)
+    if args.policy == "skimmer":
+        if args.model != "tiny":
+            raise ValueError("--policy skimmer trains the skimmer from scratch; it takes no --model")
+        from papergym.reproduce import awm_skimmer
+
+        scores, curves = awm_skimmer.run_arms(args, REFERENCE, MECHANISM)
+    elif args.policy == "lm":
+        scores, curves = train_lm_arms(args)
+    else:
+        raise ValueError(f"--policy must be 'lm' or 'skimmer', got {args.policy!r}")
+    summary = summarise(scores)
+    summary["setting"] = setting(args)
+    summary["training"] = training_means(curves)
+    report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
+    plot(out, args, curves)
+    key = NAME if args.policy == "lm" else f"{NAME}-{args.policy}"
+    png = f"{key.replace('-', '_')}_curves.png"
+    table = section(summary, png=png if args.write else None)
+    (out / "table.md").write_text(table + "\n")
+    if args.write:
+        shutil.copyfile(out / "curves.png", Path(args.write).parent / png)
+        report.write_readme_section(args.write, key, table)
+    summary["out"] = str(out)
+    return summary
+
+
+def train_lm_arms(args: Args) -> tuple[dict[str, Any], dict[str, dict[int, list[dict[str, float]]]]]:
+    """The LM path: the warm-started base's scores (repeated per seed) and every (seed, arm) run."""
     base = warm_base(args)
-    seeds = list(range(args.seeds))
     base_scores = {reading: evaluate(args, base, reading) for reading in READINGS}
-    scores: dict[str, list[dict[str, dict[str, list[float]]]]] = {"base": [base_scores] * len(seeds)}
+    scores: dict[str, Any] = {"base": [base_scores] * args.seeds}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
     for seed, arm, _, (curve, final_scores) in train_arms(
         partial(train_and_score, args), partial(arm_configs, args, base), args, REFERENCE, MECHANISM
     ):
         curves[arm][seed] = curve
         scores.setdefault(arm, []).append(final_scores)
-    summary = summarise(scores)
-    summary["setting"] = setting(args)
-    summary["training"] = training_means(curves)
-    report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
-    plot(out, args, curves)
-    table = section(summary, png="awm_curves.png" if args.write else None)
-    (out / "table.md").write_text(table + "\n")
-    if args.write:
-        shutil.copyfile(out / "curves.png", Path(args.write).parent / "awm_curves.png")
-        report.write_readme_section(args.write, NAME, table)
-    summary["out"] = str(out)
-    return summary
+    return scores, curves
 
 
 def training_means(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict[str, dict[str, Any]]:
@@ -286,7 +321,8 @@ def training_means(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict
 def setting(args: Args) -> dict[str, Any]:
     """The budget and setting of this run, as the README section states them."""
     keys = ("model", "seeds", "steps", "prompts_per_step", "group_size", "lr", "max_new_tokens", "eval_tasks",
-            "eval_samples", "sft_episodes", "sft_steps", "env_kw", "smoke", "note")  # fmt: skip
+            "eval_samples", "sft_episodes", "sft_steps", "env_kw", "smoke", "note", "policy", "skimmer_steps",
+            "skimmer_tasks_per_step", "skimmer_lr")  # fmt: skip
     return {key: getattr(args, key) for key in keys}
 
 
@@ -388,18 +424,28 @@ def section(summary: dict[str, Any], png: str | None = None) -> str:
         for reading, d in summary["differences"].items()
     ]
     run = summary.get("setting") or {}
+    skimmer = run.get("policy") == "skimmer"
     budget = (
+        f"Run: {run.get('seeds')} seeds × {run.get('skimmer_steps')} GRPO steps of "
+        f"{run.get('skimmer_tasks_per_step')} tasks × G={run.get('group_size')} per arm of the learned "
+        f"skimmer (`--policy skimmer`, `papergym.baselines.memory_skimmer`: softmax keep/drop rows over "
+        f"generic statement features and an answer-mode row, lr {run.get('skimmer_lr')}; not an LM, because "
+        "the tiny LM does not copy values off a page, see \"Tiny-LM copying\"); the base is the untrained "
+        "skimmer (every statement kept with probability 1/2)"
+        if skimmer else
         f"Run: {run.get('seeds')} seeds × {run.get('steps')} GRPO steps of {run.get('prompts_per_step')} "
         f"tasks × G={run.get('group_size')} per arm (lr {run.get('lr')}, ≤ {run.get('max_new_tokens')} "
         f"tokens per action) from `--model {run.get('model')}`"
         + (f" (SFT: {run.get('sft_steps')} steps on {run.get('sft_episodes')} oracle episodes)"
            if run.get("model") == "tiny" else "")
-        + f"; evaluation: {run.get('eval_tasks')} held-out tasks × {run.get('eval_samples')} samples per "
+    ) + (
+        f"; evaluation: {run.get('eval_tasks')} held-out tasks × {run.get('eval_samples')} samples per "
         f"reading; env kwargs `{' '.join(run.get('env_kw', []))}`."
         + (f" {run['note']}" if run.get("note") else "")
     )  # fmt: skip
     parts = [
-        "### AWM: four-cell reward vs answer-only GRPO (`papergym reproduce awm`)",
+        "### AWM: four-cell reward vs answer-only GRPO (`papergym reproduce awm"
+        + (" --policy skimmer`)" if skimmer else "`)"),
         budget,
         "Held-out MemoryQA-v0 tasks, sampled at temperature 1; 95% stratified bootstrap over seeds × tasks "
         "(the last column: the share of correct answers, its interval from the same resamples; the base is "

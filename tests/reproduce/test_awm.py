@@ -161,3 +161,42 @@ def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) 
         json.loads((out / "seed0" / "four_cell" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0
     )
     assert set(record["summary"]["measures"]) == set(awm.ARMS)
+
+
+def test_skimmer_arms_differ_only_in_the_reward_wrapper(tmp_path: Path) -> None:
+    from papergym.reproduce import awm_skimmer
+
+    configs = awm_skimmer.arm_configs(_args(tmp_path, policy="skimmer", skimmer_steps=7), seed=3)
+    driver.check_arms(configs, awm.REFERENCE, awm.MECHANISM)
+    assert configs["answer_only"].env_wrapper is None and configs["four_cell"].env_wrapper == "four_cell"
+    assert {(c.seed, c.steps) for c in configs.values()} == {(3, 7)}
+    configs["four_cell"] = dataclasses.replace(configs["four_cell"], lr=0.5)
+    with pytest.raises(AssertionError, match="differs from"):
+        driver.check_arms(configs, awm.REFERENCE, awm.MECHANISM)
+
+
+def test_skimmer_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n\n<!-- reproduce:awm:begin -->\nLM run\n<!-- reproduce:awm:end -->\n")
+    out = tmp_path / "run"
+    argv = ["reproduce", "awm", "--smoke", "--policy", "skimmer", "--out", str(out), "--write", str(readme)]
+    assert cli(argv) == 0
+    record = json.loads((out / "results.json").read_text())
+    assert record["summary"]["setting"]["policy"] == "skimmer"
+    assert not list(tmp_path.glob("sft-*"))  # no warm start
+    rows = record["curves"]["four_cell"]["1"]
+    assert [r["step"] for r in rows] == [0.0, 1.0] and all(0.0 <= r["keep_relevant"] <= 1.0 for r in rows)
+    assert len(record["summary"]["per_task"]["base"][0]["whole"]["accuracy"]) == 2  # tasks
+    text = readme.read_text()
+    assert "<!-- reproduce:awm:begin -->\nLM run\n<!-- reproduce:awm:end -->" in text  # the LM section kept
+    assert "<!-- reproduce:awm-skimmer:begin -->" in text and "learned skimmer" in text
+    assert (tmp_path / "awm_skimmer_curves.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"policy": "skimmer", "model": "some/dir"}, "takes no --model"),
+    ({"policy": "lstm"}, "must be 'lm' or 'skimmer'"),
+])  # fmt: skip
+def test_bad_policy_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        awm.run(_args(tmp_path, **overrides))
