@@ -40,10 +40,14 @@ it never trains on, and the driver scores them:
   of that independence: some edits the pairs are built with (padding with filler to break
   ``max_words``, truncation to break ``min_words``) also lower the variety term, so the subtask pairs
   can carry some of the rubric's signal besides the role-asymmetry references.
-- **verifiable**: exact-match accuracy on held-out math problems (the env's checker). The small solver
-  policy can only copy one of the numbers in the task (`SolverPolicy`), so its ceiling is the share of
-  problems whose answer appears in the problem text (about 3% of math problems, none of the 32 held-out
-  ones): this half of the claim cannot be tested at this scale, and the section says so.
+- **verifiable**: exact-match accuracy on held-out math problems (the env's checker). This half cannot be
+  tested here, for two reasons the section states. In a verifiable round neither the solver's reward
+  (exact match against the challenger's reference) nor the challenger's (the solvers' agreement) reads the
+  judge, so with separate role policies the judge's labels cannot move this measure at all; J-Zero's
+  verifiable gain would have to come through roles that share weights, which the summary does not say
+  (training.md §1.2). And the small solver can only copy one of the numbers in the task
+  (`SolverPolicy`), so its ceiling is the share of problems whose answer appears in the problem text
+  (about 3% of math problems, none of the 32 held-out ones).
 
 The default run (5 seeds x 5 arms x 10 iterations) took 2 min 28 s wall (128 s CPU) on the shared 2-core
 machine beside two single-core jobs; ``--smoke`` about 5 s.
@@ -490,6 +494,16 @@ def section(summary: dict[str, Any], args: Args) -> str:
             "hidden quality (half constraint satisfaction) and the judge's concordance with it on the loop's "
             "probe texts (means over seeds):",
             side,
+            "In a verifiable round neither the solver's reward (exact match against the challenger's "
+            "reference) nor the challenger's (the solvers' agreement) reads the judge, so with separate role "
+            "policies the judge's labels cannot move the verifiable column, whatever the solver could learn; "
+            "J-Zero's verifiable gain would need roles that share weights (the summary does not say whether "
+            "they do). The softmax solver here can also only copy a number from the task"
+            + (
+                ", and no held-out answer is one: the column is 0 for every arm."
+                if all(i.high == 0.0 for per_arm in summary["verifiable"].values() for i in per_arm.values())
+                else "."
+            ),
             "The claims, our paired differences (95% stratified bootstrap; the paper's numbers are benchmark "
             "points on Qwen3-4B, so only their sign compares) and the direction read from the intervals:",
             diffs,
