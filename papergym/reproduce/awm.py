@@ -220,10 +220,14 @@ def evaluate(args: Args, model: str, reading: str) -> dict[str, list[float]]:
         seed=EVAL_SEED,
         on_episode=record,
     )
-    n = float(args.eval_samples)
+    return task_scores(counts, args.eval_samples)
+
+
+def task_scores(counts: np.ndarray, samples: int) -> dict[str, list[float]]:
+    """Per-task scores from ``(tasks, [correct, answerable, correct & not answerable])`` sample counts."""
     return {
-        "accuracy": (counts[:, 0] / n).tolist(),
-        "answerable": (counts[:, 1] / n).tolist(),
+        "accuracy": (counts[:, 0] / samples).tolist(),
+        "answerable": (counts[:, 1] / samples).tolist(),
         "unsupported": counts[:, 2].tolist(),
         "correct": counts[:, 0].tolist(),
     }

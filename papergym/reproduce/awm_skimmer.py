@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from papergym.baselines import memory_skimmer as skim
-from papergym.reproduce.awm import EVAL_SEED, READINGS, TRAINED_ARMS, Args
+from papergym.reproduce.awm import EVAL_SEED, READINGS, TRAINED_ARMS, Args, task_scores
 from papergym.reproduce.driver import train_arms
 
 
@@ -55,13 +55,7 @@ def evaluate(args: Args, policy: skim.SkimmerPolicy, reading: str) -> dict[str, 
                 counts[task] += (correct, answerable, correct and not answerable)
     finally:
         env.close()
-    n = float(args.eval_samples)
-    return {
-        "accuracy": (counts[:, 0] / n).tolist(),
-        "answerable": (counts[:, 1] / n).tolist(),
-        "unsupported": counts[:, 2].tolist(),
-        "correct": counts[:, 0].tolist(),
-    }
+    return task_scores(counts, args.eval_samples)
 
 
 def train_and_score(
