@@ -280,6 +280,7 @@ def run(args: Args) -> dict[str, Any]:
     summary = summarise(scores)
     summary["setting"] = setting(args)
     summary["training"] = training_means(curves)
+    summary["training_difference"] = training_difference(curves)
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
     plot(out, args, curves)
     key = NAME if args.policy == "lm" else f"{NAME}-{args.policy}"
@@ -319,6 +320,22 @@ def training_means(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict
         }
         for arm, per_seed in curves.items()
         if per_seed and all(per_seed.values())
+    }
+
+
+def training_difference(curves: dict[str, dict[int, list[dict[str, float]]]]) -> dict[str, Any]:
+    """four_cell − answer_only in the training episodes' accuracy and answerability, each seed's mean over
+    its steps, paired by seed (how fast the arms learn, where both end at the same place); empty unless
+    both arms ran the same seeds."""
+    seeds = sorted(curves.get("answer_only", {}))
+    if not seeds or sorted(curves.get("four_cell", {})) != seeds:
+        return {}
+
+    def means(arm: str, key: str) -> list[list[float]]:
+        return [[float(np.mean([r[key] for r in curves[arm][seed]]))] for seed in seeds]
+
+    return {
+        key: report.paired_difference(means("four_cell", key), means("answer_only", key)) for key in MEASURES
     }
 
 
@@ -493,6 +510,12 @@ def reading(summary: dict[str, Any]) -> str:
             "after GRPO's per-group normalisation the two arms' advantages nearly coincide; the arms can "
             "differ only through groups holding an answerable memory."
         )
+        gap = summary.get("training_difference") or {}
+        if gap:
+            parts.append(
+                f"Four-cell minus answer-only in the training episodes (each seed's mean over its steps, "
+                f"paired by seed): accuracy {_pct(gap['accuracy'])}, answerable {_pct(gap['answerable'])}."
+            )
         if all(t["answerable"].high == 0.0 for t in training.values()):
             parts.append(
                 "No training episode of either arm left an answerable memory: the mechanism had nothing to "

@@ -200,3 +200,17 @@ def test_skimmer_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None
 def test_bad_policy_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
     with pytest.raises(ValueError, match=message):
         awm.run(_args(tmp_path, **overrides))
+
+
+def test_training_difference_pairs_each_seeds_mean_over_its_steps() -> None:
+    def rows(*accuracy: float) -> list[dict[str, float]]:
+        return [{"step": float(i), "accuracy": a, "answerable": a / 2} for i, a in enumerate(accuracy)]
+
+    curves = {
+        "answer_only": {0: rows(0.0, 0.5), 1: rows(0.0, 1.0)},
+        "four_cell": {0: rows(0.5, 0.5), 1: rows(1.0, 1.0)},
+    }
+    gap = awm.training_difference(curves)
+    assert gap["accuracy"].mean == pytest.approx(0.375) and gap["answerable"].mean == pytest.approx(0.1875)
+    assert gap["accuracy"].low == pytest.approx(0.25) and gap["accuracy"].high == pytest.approx(0.5)
+    assert awm.training_difference({**curves, "four_cell": {0: rows(1.0)}}) == {}  # seeds differ
