@@ -139,15 +139,17 @@ class SoftmaxHeads:
         with torch.no_grad():
             old, mask = self._logp(samples)
         loss = torch.zeros(())
-        for _ in range(self.epochs):
-            logp, _ = self._logp(samples)
-            loss, _ = clipped_policy_loss(
-                logp, old, adv, mask, eps_low=self.clip, eps_high=self.clip, norm="seq"
-            )
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-        self._probs.clear()
+        try:
+            for _ in range(self.epochs):
+                logp, _ = self._logp(samples)
+                loss, _ = clipped_policy_loss(
+                    logp, old, adv, mask, eps_low=self.clip, eps_high=self.clip, norm="seq"
+                )
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+        finally:  # the logits may have moved: draws must read them afresh
+            self._probs.clear()
         return float(loss.detach())
 
 

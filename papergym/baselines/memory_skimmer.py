@@ -7,18 +7,27 @@ the action space and *what to keep* is learned:
 
 - **reading**: the page is cut into statements (a line of prose or of key facts; a table row, rendered
   ``subject - column: value`` so it stands on its own). For each statement the policy draws keep or drop
-  from a softmax row chosen by generic features of the statement against the question text alone
-  (`FEATURES`: does it name the question's attribute, one of its subjects, only a word of one, is it a
-  cross-reference, a table row). Kept statements are appended to the memory the env showed (the env keeps
-  the first ``memory_limit`` characters, so a policy that keeps too much loses later evidence).
+  from a softmax row chosen by features of the statement against the question text alone (`FEATURES`:
+  does it name the question's attribute, one of its subjects, only a word of one, is it a cross-reference,
+  a table row). Kept statements are appended to the memory the env showed (the env keeps the first
+  ``memory_limit`` characters, so a policy that keeps too much loses later evidence).
 - **answering**: the policy draws, from a row chosen by the question type and whether the extractive reader
   can answer from the memory, to answer with the reader's extraction from its memory or with the prior
-  guess the question allows (a comparison's first-named subject, a categorical attribute's default).
+  guess the question allows (`papergym.envs.memory_qa.documents.prior_answer`).
 
 Nothing reads the gold evidence list, the answer or the env's checks; the features see only the
 observation text. Initial logits are zero: every statement kept with probability 1/2, either answer
-mode with probability 1/2. `train` runs GRPO over groups of episodes of one task and returns per-step
-training checks; `play` runs one episode and returns its `Sample` and final info.
+mode with probability 1/2.
+
+What this makes easy, and so what a result on it can say: the features follow the env's own statement
+templates, so on MemoryQA-v0's documents the row "names the attribute and a subject, not a
+cross-reference or table row" holds exactly the gold evidence statements; learning to keep is finding that
+row among 32. And the memory answer is the env's own extractive reader over the memory, the function that
+judges ``memory_answerable``: a correct answer in memory mode is answerable by construction, so a trained
+skimmer's unsupported share measures how often it guesses, not how faithful its memory is.
+
+`train` runs GRPO over groups of episodes of one task and returns per-step training checks; `play` runs
+one episode and returns its `Sample` and final info.
 """
 
 from __future__ import annotations
@@ -36,14 +45,13 @@ from papergym.baselines.run import make_envs, parse_kwargs
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.credit import resolve
-from papergym.envs.memory_qa.documents import ATTRIBUTES
-from papergym.envs.memory_qa.reader import UNKNOWN, ExtractiveReader, parse_question
+from papergym.envs.memory_qa.documents import QUESTION_TYPES, prior_answer
+from papergym.envs.memory_qa.reader import UNKNOWN, ExtractiveReader, parse_question, subject_pattern
 
 FEATURES: tuple[str, ...] = ("attribute", "subject", "subject_word", "cross_reference", "table_row")
 """The bits that pick a statement's keep row (``2 ** len(FEATURES)`` rows)."""
-TRAIN = {"split": "train"}
+TRAIN_OPTIONS = {"split": "train"}
 """The reset options of a training episode."""
-QUESTION_TYPES: tuple[str, ...] = ("single", "aggregate", "compare")
 ANSWER_MODES: tuple[str, ...] = ("memory", "guess")
 _QUESTION = re.compile(r"^Question: (.+)$", re.MULTILINE)
 _MEMORY = re.compile(
@@ -91,7 +99,7 @@ def feature_row(text: str, is_table_row: bool, attribute: str, subjects: Sequenc
     4
     """
     lower = text.lower()
-    names_subject = any(re.search(rf"(?<![\w-]){re.escape(s.lower())}(?![\w-])", lower) for s in subjects)
+    names_subject = any(subject_pattern(s).search(lower) for s in subjects)
     subject_words = {w.lower() for s in subjects for w in s.split()}
     bits = (
         attribute.lower() in lower,
@@ -101,15 +109,6 @@ def feature_row(text: str, is_table_row: bool, attribute: str, subjects: Sequenc
         is_table_row,
     )
     return sum(int(b) << i for i, b in enumerate(bits))
-
-
-def prior_guess(qtype: str, attribute: str, subjects: Sequence[str]) -> str:
-    """The answer the question allows without evidence: a comparison's first-named subject, a categorical
-    single fact's default value, else ``"unknown"``."""
-    if qtype == "compare":
-        return subjects[0]
-    default = ATTRIBUTES[attribute].default if qtype == "single" else None
-    return default or UNKNOWN
 
 
 class SkimmerPolicy:
@@ -145,7 +144,7 @@ class SkimmerPolicy:
             extracted = self.reader.answer(question[1], held)
             row = 2 * QUESTION_TYPES.index(qtype) + int(extracted != UNKNOWN)
             mode = ANSWER_MODES[self.heads.draw("answer", row, rng, decisions)]
-            answer = extracted if mode == "memory" else prior_guess(qtype, attribute, subjects)
+            answer = extracted if mode == "memory" else prior_answer(qtype, attribute, subjects)
             return f"<answer>{answer}</answer>"
         kept = [
             text
@@ -171,7 +170,8 @@ def play(
     seed: int,
     options: dict[str, Any] | None = None,
 ) -> tuple[Sample, float, dict[str, Any]]:
-    """One episode of ``policy`` on ``env`` reset with ``seed``: its decisions, return and final info."""
+    """One episode of ``policy`` on ``env`` reset with ``seed``: its `Sample` (every decision of the episode;
+    ``text``: the last action), its return and its final info."""
     observation, _ = env.reset(seed=seed, options=options)
     sample, total = Sample(""), 0.0
     while True:
@@ -243,7 +243,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> SkimmerPolicy:
             checks: list[tuple[bool, bool]] = []
             for task_seed in task_seeds:
                 for _ in range(args.group_size):
-                    sample, total, info = play(env, policy, rng, seed=int(task_seed), options=TRAIN)
+                    sample, total, info = play(env, policy, rng, seed=int(task_seed), options=TRAIN_OPTIONS)
                     samples.append(sample)
                     rewards.append(total)
                     checks.append(episode_checks(info))

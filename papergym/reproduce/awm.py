@@ -65,7 +65,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -148,7 +148,9 @@ class Args(WarmStartArgs):
     """A sentence the README section prints about how this run was made (e.g. a reused warm start)."""
     policy: str = "lm"
     """``lm``: the tiny LM (or ``--model DIR``) as above; ``skimmer``: the learned page-skimming policy of
-    `papergym.baselines.memory_skimmer` (`papergym.reproduce.awm_skimmer`), no warm start."""
+    `papergym.baselines.memory_skimmer` (`papergym.reproduce.awm_skimmer`), no warm start; it uses the
+    ``skimmer_*`` fields, ``group_size``, ``env``/``env_kw``, the evaluation fields and ``seeds``, and not the
+    LM's (``steps``, ``prompts_per_step``, ``lr``, ``max_new_tokens``, ``sft_*``)."""
     skimmer_steps: int = 60
     """GRPO steps per arm of the skimmer."""
     skimmer_tasks_per_step: int = 8
@@ -272,7 +274,7 @@ def run(args: Args) -> dict[str, Any]:
             raise ValueError("--policy skimmer trains the skimmer from scratch; it takes no --model")
         from papergym.reproduce import awm_skimmer
 
-        scores, curves = awm_skimmer.run_arms(args, REFERENCE, MECHANISM)
+        scores, curves = awm_skimmer.run_arms(args)
     elif args.policy == "lm":
         scores, curves = train_lm_arms(args)
     else:
@@ -298,11 +300,24 @@ def train_lm_arms(args: Args) -> tuple[dict[str, Any], dict[str, dict[int, list[
     """The LM path: the warm-started base's scores (repeated per seed) and every (seed, arm) run."""
     base = warm_base(args)
     base_scores = {reading: evaluate(args, base, reading) for reading in READINGS}
+    return collect_arms(args, base_scores, partial(train_and_score, args), partial(arm_configs, args, base))
+
+
+Curves = dict[str, dict[int, list[dict[str, float]]]]
+"""Per trained arm, per seed, the learning-curve rows."""
+
+
+def collect_arms(
+    args: Args,
+    base_scores: dict[str, Any],
+    job: Callable[[Any], Any],
+    configs: Callable[[int], Mapping[str, Any]],
+) -> tuple[dict[str, Any], Curves]:
+    """``(scores, curves)``: the base's scores repeated per seed, then every (seed, arm) run of ``job`` over
+    ``configs(seed)`` through `train_arms` (the arms checked against `MECHANISM` first)."""
     scores: dict[str, Any] = {"base": [base_scores] * args.seeds}
-    curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
-    for seed, arm, _, (curve, final_scores) in train_arms(
-        partial(train_and_score, args), partial(arm_configs, args, base), args, REFERENCE, MECHANISM
-    ):
+    curves: Curves = {arm: {} for arm in TRAINED_ARMS}
+    for seed, arm, _, (curve, final_scores) in train_arms(job, configs, args, REFERENCE, MECHANISM):
         curves[arm][seed] = curve
         scores.setdefault(arm, []).append(final_scores)
     return scores, curves

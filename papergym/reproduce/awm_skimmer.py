@@ -14,15 +14,13 @@ about. The arms differ only in ``env_wrapper`` (`MECHANISM` of `papergym.reprodu
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from papergym.baselines import memory_skimmer as skim
-from papergym.reproduce.awm import EVAL_SEED, READINGS, TRAINED_ARMS, Args, task_scores
-from papergym.reproduce.driver import train_arms
+from papergym.reproduce.awm import EVAL_SEED, READINGS, Args, Curves, collect_arms, task_scores
 
 
 def arm_configs(args: Args, seed: int) -> dict[str, skim.Args]:
@@ -74,18 +72,9 @@ def train_and_score(
     return rows, {reading: evaluate(args, policy, reading) for reading in READINGS}
 
 
-def run_arms(
-    args: Args, reference: str, mechanism: Mapping[str, Sequence[str]]
-) -> tuple[dict[str, Any], dict[str, dict[int, list[dict[str, float]]]]]:
-    """``(scores, curves)`` in the shapes `papergym.reproduce.awm.run` builds for the LM: the untrained
-    skimmer's scores as the base (repeated per seed), then every (seed, arm) run through `train_arms`."""
+def run_arms(args: Args) -> tuple[dict[str, Any], Curves]:
+    """``(scores, curves)`` in the shapes the LM path builds: the untrained skimmer's scores as the base,
+    then every (seed, arm) run (`papergym.reproduce.awm.collect_arms`)."""
     untrained = skim.SkimmerPolicy(lr=args.skimmer_lr)
     base_scores = {reading: evaluate(args, untrained, reading) for reading in READINGS}
-    scores: dict[str, Any] = {"base": [base_scores] * args.seeds}
-    curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
-    for seed, arm, _, (curve, final_scores) in train_arms(
-        partial(train_and_score, args), partial(arm_configs, args), args, reference, mechanism
-    ):
-        curves[arm][seed] = curve
-        scores.setdefault(arm, []).append(final_scores)
-    return scores, curves
+    return collect_arms(args, base_scores, partial(train_and_score, args), partial(arm_configs, args))

@@ -81,6 +81,36 @@ def test_grpo_update_raises_the_probability_of_the_advantaged_choice() -> None:
         heads.update(samples, [1.0])
 
 
+def test_draws_follow_the_logits_after_an_update() -> None:
+    heads = SoftmaxHeads({"h": (2, 2)}, lr=0.5, epochs=4)
+    rng = np.random.default_rng(0)
+    before = [heads.draw("h", 0, rng, []) for _ in range(200)]
+    samples = [Sample("a", [("h", 0, 0)]), Sample("b", [("h", 0, 1)])]
+    heads.update(samples, [1.0, -1.0])  # choice 0 of row 0 advantaged
+    after = [heads.draw("h", 0, rng, []) for _ in range(200)]
+    assert heads.probabilities("h", 0)[0] > 0.9
+    assert after.count(0) > 170 and 70 < before.count(0) < 130  # no stale cached probabilities
+
+
+def test_log_probs_gather_each_decision_of_each_sample() -> None:
+    import torch
+
+    heads = SoftmaxHeads({"a": (2, 3), "b": (1, 2)})
+    with torch.no_grad():
+        heads.logits["a"].copy_(torch.tensor([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]]))
+        heads.logits["b"].copy_(torch.tensor([[0.5, -0.5]]))
+    samples = [Sample("x", [("a", 1, 0), ("b", 0, 1)]), Sample("y", [("a", 0, 2)])]
+    logp, mask = heads._logp(samples)
+    expected = [
+        [torch.log_softmax(heads.logits["a"][1], 0)[0], torch.log_softmax(heads.logits["b"][0], 0)[1]],
+        [torch.log_softmax(heads.logits["a"][0], 0)[2], torch.tensor(0.0)],
+    ]
+    assert torch.allclose(logp.detach(), torch.tensor([[float(v.detach()) for v in row] for row in expected]))
+    assert mask.tolist() == [[1.0, 1.0], [1.0, 0.0]]
+    logp.sum().backward()
+    assert heads.logits["a"].grad is not None and heads.logits["b"].grad is not None
+
+
 def test_policies_write_well_formed_actions_for_the_env() -> None:
     env = raw_env(domains=("writing", "math"), group_size=2)
     challenger, solver, rng = ChallengerPolicy(), SolverPolicy(), np.random.default_rng(0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 KINDS: tuple[str, ...] = ("annual_report", "manual", "case_file")
@@ -226,13 +227,18 @@ def fact_line(subject: str, attribute: str, value: str) -> str:
 
 
 def prior_guess(question: Question) -> str:
-    """The answer a reader without evidence would give: the attribute's default (single,
-    categorical), the first-named option (compare), else ``"unknown"``. Reads no answer."""
-    attribute = ATTRIBUTES[question.attribute]
-    if question.qtype == "compare":
-        return question.subjects[0]
-    if question.qtype == "single" and not attribute.numeric:
-        return attribute.default or "unknown"
+    """The answer a reader without evidence would give (`prior_answer` of the question). Reads no answer."""
+    return prior_answer(question.qtype, question.attribute, question.subjects)
+
+
+def prior_answer(qtype: str, attribute: str, subjects: Sequence[str]) -> str:
+    """The answer a question of type ``qtype`` about ``attribute`` of ``subjects`` allows without evidence:
+    the attribute's default (single, categorical), the first-named option (compare), else ``"unknown"``."""
+    if qtype == "compare":
+        return subjects[0]
+    spec = ATTRIBUTES[attribute]
+    if qtype == "single" and not spec.numeric:
+        return spec.default or "unknown"
     return "unknown"
 
 

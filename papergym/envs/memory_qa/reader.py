@@ -26,13 +26,14 @@ _SEGMENT = re.compile(r"[\n;|]+|(?<=[.!?])\s+")
 
 
 @lru_cache(maxsize=512)
-def _subject_pattern(subject: str) -> re.Pattern[str]:
+def subject_pattern(subject: str) -> re.Pattern[str]:
+    """A case-folded text's match of ``subject`` as a whole name (not inside a longer hyphenated word)."""
     return re.compile(rf"(?<![\w-]){re.escape(subject.lower())}(?![\w-])")
 
 
 def _value_in(context: str, subject: str, attribute: str) -> str | None:
     """The value of ``attribute`` of ``subject`` stated in ``context`` (first statement wins)."""
-    subject_re = _subject_pattern(subject)
+    subject_re = subject_pattern(subject)
     attr = attribute.lower()
     spec = ATTRIBUTES[attribute]
     for segment in _SEGMENT.split(context.lower()):
