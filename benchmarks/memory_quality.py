@@ -31,16 +31,12 @@ import gymnasium as gym
 from readme_section import write_section
 
 import papergym  # noqa: F401  (registers the ids)
+from papergym.baselines.memory_skimmer import read_observation
 from papergym.core import info_keys as K
-from papergym.envs.memory_qa.documents import ATTRIBUTES
+from papergym.envs.memory_qa.documents import prior_answer
 from papergym.envs.memory_qa.reader import UNKNOWN, ExtractiveReader, parse_question
 
 QUALITIES = (0.0, 0.25, 0.5, 0.75, 1.0)
-_QUESTION = re.compile(r"^Question: (.+)$", re.MULTILINE)
-_MEMORY = re.compile(
-    r"^Your memory \([^)]*\):\n(.*?)(?:\n\nPage \d+ of \d+ \(chunk|\n\nYou have read)", re.S | re.M
-)
-_PAGE = re.compile(r"\(chunk \d+ of \d+\):\n(.*?)\n\nWrite your new memory", re.S)
 
 
 class SkimmingReader:
@@ -52,16 +48,11 @@ class SkimmingReader:
 
     def act(self, observation: str) -> str:
         """The next action, from the observation text alone."""
-        question = _QUESTION.search(observation)
-        memory = _MEMORY.search(observation)
-        if question is None or memory is None:
-            raise ValueError("not a MemoryQA-v0 observation")
-        held = "" if memory[1].strip() == "(empty)" else memory[1].strip()
-        page = _PAGE.search(observation)
+        question, held, page = read_observation(observation)
         if page is None:  # the answer phase
-            answer = ExtractiveReader().answer(question[1], held)
-            return f"<answer>{prior_guess(question[1]) if answer == UNKNOWN else answer}</answer>"
-        kept = [line for line in relevant_lines(question[1], page[1]) if self.coins.random() < self.quality]
+            answer = ExtractiveReader().answer(question, held)
+            return f"<answer>{prior_guess(question) if answer == UNKNOWN else answer}</answer>"
+        kept = [line for line in relevant_lines(question, page) if self.coins.random() < self.quality]
         return "<memory>" + "\n".join([held, *kept] if held else kept) + "</memory>"
 
 
@@ -83,12 +74,7 @@ def prior_guess(question: str) -> str:
     """The guess without evidence, from the question text: the first-named option of a comparison, the
     attribute's default for a categorical single fact, else "unknown"."""
     parsed = parse_question(question)
-    if parsed is None:
-        return UNKNOWN
-    qtype, attribute, subjects = parsed
-    if qtype == "compare":
-        return subjects[0]
-    return ATTRIBUTES[attribute].default or UNKNOWN if qtype == "single" else UNKNOWN
+    return UNKNOWN if parsed is None else prior_answer(*parsed)
 
 
 def episode(env: gym.Env, quality: float, seed: int) -> dict[str, Any]:

@@ -63,6 +63,21 @@ _ROW = re.compile(r"^\|\s*(.+?)\s*\|\s*(.+?)\s*\|$")
 _WORD = re.compile(r"[\w-]+")
 
 
+def read_observation(observation: str) -> tuple[str, str, str | None]:
+    """``(question, memory, page)`` of a MemoryQA-v0 text observation: the memory ``""`` when empty, the page
+    None in the answer phase.
+
+    Raises:
+        ValueError: the text has no question or no memory block.
+    """
+    question, memory = _QUESTION.search(observation), _MEMORY.search(observation)
+    if question is None or memory is None:
+        raise ValueError("not a MemoryQA-v0 observation (no question or memory block)")
+    held = "" if memory[1].strip() == "(empty)" else memory[1].strip()
+    page = _PAGE.search(observation)
+    return question[1], held, None if page is None else page[1]
+
+
 def statements(page: str) -> list[tuple[str, bool]]:
     """The page's statements as ``(text, is a table row)``: prose and fact lines as written, table rows as
     ``subject - column: value``; the page heading, section line, labels and table headers are left out.
@@ -131,24 +146,20 @@ class SkimmerPolicy:
 
     def act(self, observation: str, rng: np.random.Generator, decisions: list[tuple[str, int, int]]) -> str:
         """The next action from the observation text alone; the draws are appended to ``decisions``."""
-        question, memory = _QUESTION.search(observation), _MEMORY.search(observation)
-        if question is None or memory is None:
-            raise ValueError("not a MemoryQA-v0 observation (no question or memory block)")
-        parsed = parse_question(question[1])
+        question, held, page = read_observation(observation)
+        parsed = parse_question(question)
         if parsed is None:
-            raise ValueError(f"not one of MemoryQA-v0's question templates: {question[1]!r}")
+            raise ValueError(f"not one of MemoryQA-v0's question templates: {question!r}")
         qtype, attribute, subjects = parsed
-        held = "" if memory[1].strip() == "(empty)" else memory[1].strip()
-        page = _PAGE.search(observation)
         if page is None:  # the answer phase
-            extracted = self.reader.answer(question[1], held)
+            extracted = self.reader.answer(question, held)
             row = 2 * QUESTION_TYPES.index(qtype) + int(extracted != UNKNOWN)
             mode = ANSWER_MODES[self.heads.draw("answer", row, rng, decisions)]
             answer = extracted if mode == "memory" else prior_answer(qtype, attribute, subjects)
             return f"<answer>{answer}</answer>"
         kept = [
             text
-            for text, is_row in statements(page[1])
+            for text, is_row in statements(page)
             if self.heads.draw("keep", feature_row(text, is_row, attribute, subjects), rng, decisions)
         ]
         return "<memory>" + "\n".join([held, *kept] if held else kept) + "</memory>"
