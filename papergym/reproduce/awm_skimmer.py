@@ -7,7 +7,7 @@ SFT-warmed tiny LM does not copy values off the page (benchmarks/README.md, "Tin
 reward, which differs from answer-only credit only through answerable memories, has nothing to act on.
 `papergym.baselines.memory_skimmer.SkimmerPolicy` copies statements verbatim by construction and learns
 *which* to keep and whether to answer from its memory or guess; that choice is the one AWM's reward is
-about. The arms differ only in ``env_wrapper`` (`MECHANISM` of `papergym.reproduce.awm`), and every run
+about. The arms differ only in ``env_wrapper`` (`papergym.reproduce.awm_setting.MECHANISM`), and every run
 (base, arm, seed) is scored on the same held-out tasks with the same sampling seeds.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from papergym.baselines import memory_skimmer as skim
-from papergym.reproduce.awm import EVAL_SEED, READINGS, Args, Curves, collect_arms, task_scores
+from papergym.reproduce.awm_setting import EVAL_SEED, READINGS, Args, Curves, collect_arms, task_scores
 
 
 def arm_configs(args: Args, seed: int) -> dict[str, skim.Args]:
@@ -74,7 +74,7 @@ def train_and_score(
 
 def run_arms(args: Args) -> tuple[dict[str, Any], Curves]:
     """``(scores, curves)`` in the shapes the LM path builds: the untrained skimmer's scores as the base,
-    then every (seed, arm) run (`papergym.reproduce.awm.collect_arms`)."""
+    then every (seed, arm) run (`papergym.reproduce.awm_setting.collect_arms`)."""
     untrained = skim.SkimmerPolicy(lr=args.skimmer_lr)
     base_scores = {reading: evaluate(args, untrained, reading) for reading in READINGS}
     return collect_arms(args, base_scores, partial(train_and_score, args), partial(arm_configs, args))
