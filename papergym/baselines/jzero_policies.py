@@ -110,6 +110,22 @@ class SoftmaxHeads:
         with torch.no_grad():
             return [float(p) for p in torch.softmax(self.logits[head][row], dim=0)]
 
+    @staticmethod
+    def _advantages(
+        samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]
+    ) -> torch.Tensor:
+        """``(B,)`` from one advantage per sample, ``(B, T)`` (zero-padded) from one per decision."""
+        torch = require("torch", "llm")
+        if all(isinstance(a, (int, float)) for a in advantages):
+            return torch.tensor([float(a) for a in advantages])  # type: ignore[arg-type]
+        width = max(1, max(len(s.decisions) for s in samples))
+        adv = torch.zeros(len(samples), width)
+        for i, (sample, values) in enumerate(zip(samples, advantages, strict=True)):
+            if not isinstance(values, Sequence) or len(values) != len(sample.decisions):
+                raise ValueError("per-decision advantages need one value per decision of every sample")
+            adv[i, : len(values)] = torch.tensor([float(v) for v in values])
+        return adv
+
     def _logp(self, samples: Sequence[Sample]) -> tuple[torch.Tensor, torch.Tensor]:
         torch = require("torch", "llm")
         width = max(1, max(len(s.decisions) for s in samples))
@@ -128,14 +144,17 @@ class SoftmaxHeads:
                 mask[i, t] = 1.0
         return logp, mask
 
-    def update(self, samples: Sequence[Sample], advantages: Sequence[float]) -> float:
-        """GRPO steps on ``samples``, one advantage each; the last loss (0.0 with nothing to train)."""
+    def update(
+        self, samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]
+    ) -> float:
+        """GRPO steps on ``samples``, one advantage each, or one per decision (a list per sample, as an
+        advantage hook gives them); the last loss (0.0 with nothing to train)."""
         torch = require("torch", "llm")
         if len(samples) != len(advantages):
-            raise ValueError("one advantage per sample")
+            raise ValueError("one advantage (or one list of them) per sample")
         if not samples or not any(s.decisions for s in samples):
             return 0.0
-        adv = torch.tensor([float(a) for a in advantages])
+        adv = self._advantages(samples, advantages)
         with torch.no_grad():
             old, mask = self._logp(samples)
         loss = torch.zeros(())

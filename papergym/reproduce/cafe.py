@@ -50,7 +50,7 @@ import numpy as np
 from papergym.baselines import grpo, rdpo, sft
 from papergym.baselines.run import set_threads
 from papergym.credit.feedback import rdpo_pairs
-from papergym.reproduce import report
+from papergym.reproduce import cafe_hopper, report
 from papergym.reproduce.cafe_eval import (
     METRICS,
     EpisodeRecord,
@@ -140,6 +140,21 @@ class Args(WarmStartArgs):
     """Held-out test questions per evaluation (greedy)."""
     note: str = ""
     """A line printed at the top of the section (e.g. that this is a reduced run, and why)."""
+    policy: str = "lm"
+    """``lm``: the tiny LM (or ``--model DIR``) as above; ``hopper``: the learned non-LM search policy of
+    `papergym.baselines.search_hopper` (`papergym.reproduce.cafe_hopper`: the agent-side arms only, the
+    env's oracle critic, no warm start), with the ``hopper_*`` fields, ``env``/``env_kw``, ``max_turns``,
+    ``eval_tasks`` and ``seeds``."""
+    hopper_steps: int = 60
+    """GRPO steps per arm of the hopper."""
+    hopper_tasks_per_step: int = 8
+    """Tasks per hopper GRPO step."""
+    hopper_group_size: int = 8
+    """Rollouts per task of the hopper (CAFE: 8)."""
+    hopper_lr: float = 0.1
+    """Adam step size on the hopper's logits (inferred, as the J-Zero policies')."""
+    hopper_eval_samples: int = 4
+    """Sampled episodes per held-out question of the hopper's evaluation."""
 
 
 SMOKE: dict[str, Any] = {
@@ -159,6 +174,10 @@ SMOKE: dict[str, Any] = {
     "recovery_rollouts": 2,
     "recovery_steps": 1,
     "env_kw": ["n_passages=300"],
+    "hopper_steps": 2,
+    "hopper_tasks_per_step": 2,
+    "hopper_group_size": 2,
+    "hopper_eval_samples": 1,
 }
 """``--smoke``: the same code path on a minimal budget."""
 
@@ -298,6 +317,12 @@ def _train(args: Args, stages: Sequence[Any]) -> tuple[str, list[dict[str, float
 def run(args: Args) -> dict[str, Any]:
     """Warm-start, train every arm on every seed, evaluate and write the report (module docstring)."""
     set_threads(args.threads)
+    if args.policy == "hopper":
+        if args.model != "tiny":
+            raise ValueError("--policy hopper trains the hopper from scratch; it takes no --model")
+        return cafe_hopper.run(args)
+    if args.policy != "lm":
+        raise ValueError(f"--policy must be 'lm' or 'hopper', got {args.policy!r}")
     out = Path(args.out)
     (out / "progress.jsonl").unlink(missing_ok=True)  # a fresh run starts a fresh log
     warm = warm_base(args)
@@ -405,6 +430,8 @@ def plot(out: Path, curves: dict[str, dict[int, list[dict[str, float]]]]) -> Non
 
 def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section: the metric table, the claims beside the paper and a reading."""
+    if summary.get("policy") == "hopper":
+        raise ValueError("a --policy hopper run's section is written by its run (cafe_hopper.section)")
     labels = {
         "em": "EM",
         "f1": "F1",

@@ -136,3 +136,53 @@ def test_model_dir_is_used_as_is_for_agent_and_critic(
     out, record_, _ = run_on_a_model_dir("cafe", tmp_path, monkeypatch, env_id="papergym/SearchCritic-v0")
     assert record_["summary"]["recovery"]["repairs"] == 0 and not (out / "recovery-sft").exists()
     assert (out / "seed0" / "cafe" / "round0-grpo" / "final").exists()
+
+
+def test_hopper_arms_differ_only_in_the_mechanism(tmp_path: Path) -> None:
+    from papergym.reproduce import cafe_hopper
+
+    configs = cafe_hopper.arm_configs(_args(tmp_path, policy="hopper", hopper_steps=7), seed=3)
+    driver.check_arms(configs, cafe_hopper.REFERENCE, cafe_hopper.MECHANISM)
+    assert "feedback_budget=0" in configs["grpo_nofb"].env_kw
+    assert (configs["cafe"].group_reward, configs["cafe"].advantage_hook) == (
+        "feedback_request",
+        "feedback_shaping",
+    )
+    assert configs["grpo_fb"].group_reward is None and configs["grpo_fb"].advantage_hook is None
+    assert {(c.seed, c.steps) for c in configs.values()} == {(3, 7)}
+    configs["cafe"] = dataclasses.replace(configs["cafe"], lr=0.5)
+    with pytest.raises(AssertionError, match="differs from"):
+        driver.check_arms(configs, cafe_hopper.REFERENCE, cafe_hopper.MECHANISM)
+
+
+def test_hopper_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n\n<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->\n")
+    out = tmp_path / "run"
+    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--out", str(out), "--write", str(readme)]
+    assert cli(argv) == 0
+    record_ = json.loads((out / "results.json").read_text())
+    summary = record_["summary"]
+    assert summary["policy"] == "hopper" and set(summary["metrics"]) == {
+        "base",
+        "grpo_nofb",
+        "grpo_fb",
+        "cafe",
+    }
+    assert len(record_["curves"]["cafe"]["1"]) == 2  # seeds 0 and 1, two steps each
+    assert not list(tmp_path.glob("sft-*"))  # no warm start
+    text = readme.read_text()
+    assert "<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->" in text  # the LM section kept
+    assert "<!-- reproduce:cafe-hopper:begin -->" in text and "learned search policy" in text
+    assert (tmp_path / "cafe_hopper_training_success.png").stat().st_size > 0
+    with pytest.raises(ValueError, match="written by its run"):
+        cafe.section(summary)
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"policy": "hopper", "model": "some/dir"}, "takes no --model"),
+    ({"policy": "lstm"}, "must be 'lm' or 'hopper'"),
+])  # fmt: skip
+def test_bad_hopper_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        cafe.run(_args(tmp_path, **overrides))
