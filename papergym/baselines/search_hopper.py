@@ -281,6 +281,8 @@ class Args:
     group_reward: str | None = None
     """A `GroupReward` name of `papergym.credit.GROUP_REWARDS` (CAFE: ``feedback_request``), else the
     episode's return."""
+    group_reward_kw: list[str] = field(default_factory=list)
+    """The group reward's constructor kwargs as ``key=value`` (e.g. ``gamma=0`` for ``feedback_request``)."""
     advantage_hook: str | None = None
     """An `AdvantageHook` name of `papergym.credit.ADVANTAGE_HOOKS` (CAFE: ``feedback_shaping``)."""
     steps: int = 60
@@ -329,7 +331,9 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
     rate, the call-skip gap and the loss."""
     torch = require("torch", "llm")
     env = make_env(args.env, args.env_kw)
-    reward_fn = resolve(args.group_reward, GROUP_REWARDS)
+    if args.group_reward_kw and args.group_reward is None:
+        raise ValueError("group_reward_kw configures group_reward: name the group reward")
+    reward_fn = resolve(args.group_reward, GROUP_REWARDS, **parse_kwargs(args.group_reward_kw))
     hook = resolve(args.advantage_hook, ADVANTAGE_HOOKS)
     policy = HopperPolicy(lr=args.lr, epochs=args.epochs)
     rng = np.random.default_rng(args.seed)

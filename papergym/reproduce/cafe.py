@@ -34,6 +34,12 @@ answer: an answer that matches no gold answer and occurs in no retrieved passage
 answer before the turn limit, and wrong answers copied from a retrieved passage are not hallucinations;
 so the rate is not 1 − success). The critic-generation check plays CAFE's last agent with its last critic
 and with the SFT critic. Intervals: stratified bootstrap over (seed, task) (`papergym.reproduce.report`).
+
+``--policy hopper`` (`papergym.reproduce.cafe_hopper`) trains the agent-side arms (``grpo_nofb``,
+``grpo_fb``, ``cafe`` without RDPO) on a learned non-LM search policy instead,
+`papergym.baselines.search_hopper.HopperPolicy`, with the env's oracle critic: the tiny LM never completes
+a search chain on a CPU budget, so none of its rewards varies with a request; the hopper copies names by
+construction and learns the plan. Its README section is ``cafe-hopper``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ Arms (same tasks, seeds and GRPO budget; they differ only in `MECHANISM`, checke
 - ``grpo_fb``: requests answered (budget 1), the env's outcome reward;
 - ``cafe``: as ``grpo_fb`` plus CAFE's agent-side credit: the CFE reward R = r + β·C·û − γ·[n_fb − 1]₊
   (`papergym.credit.feedback.FeedbackRequestReward`) and the feedback-aware advantage shaping
-  (`FeedbackAdvantageShaping`), CAFE's constants.
+  (`FeedbackAdvantageShaping`), CAFE's constants;
+- ``cafe_no_gamma`` (an ablation, ours): ``cafe`` with γ = 0, to tell the two terms of the request reward
+  apart (the env does not penalise a request refused for the budget; γ does).
 
 What this path cannot test: the critic side (RDPO, the critic-generation check, the one-sided ablations):
 the critic is not a learned model here. Measures, on ``eval_tasks`` held-out test questions ×
@@ -45,10 +47,16 @@ if TYPE_CHECKING:
 
 KEY = "cafe-hopper"
 """The README section of this path."""
-ARMS = ("grpo_nofb", "grpo_fb", "cafe")
+ARMS = ("grpo_nofb", "grpo_fb", "cafe", "cafe_no_gamma")
 REFERENCE = "grpo_fb"
-MECHANISM = {"grpo_nofb": ("env_kw",), "cafe": ("group_reward", "advantage_hook")}
-"""Against GRPO with feedback: no feedback is the env's budget 0; CAFE adds the CFE reward and the shaping."""
+MECHANISM = {
+    "grpo_nofb": ("env_kw",),
+    "cafe": ("group_reward", "advantage_hook"),
+    "cafe_no_gamma": ("group_reward", "group_reward_kw", "advantage_hook"),
+}
+"""Against GRPO with feedback: no feedback is the env's budget 0; CAFE adds the CFE reward and the shaping;
+the ablation ``cafe_no_gamma`` is CAFE without the penalty on requests beyond the first (γ = 0), so the
+request reward is β·C·û alone."""
 CFE = {"group_reward": "feedback_request", "advantage_hook": "feedback_shaping"}
 NO_FEEDBACK = "feedback_budget=0"
 
@@ -71,12 +79,12 @@ def arm_configs(args: Args, seed: int) -> dict[str, hop.Args]:
         lr=args.hopper_lr,
         seed=seed,
     )
+    cafe = dataclasses.replace(config, group_reward=CFE["group_reward"], advantage_hook=CFE["advantage_hook"])
     return {
         "grpo_nofb": dataclasses.replace(config, env_kw=[*config.env_kw, NO_FEEDBACK]),
         "grpo_fb": config,
-        "cafe": dataclasses.replace(
-            config, group_reward=CFE["group_reward"], advantage_hook=CFE["advantage_hook"]
-        ),
+        "cafe": cafe,
+        "cafe_no_gamma": dataclasses.replace(cafe, group_reward_kw=["gamma=0"]),
     }
 
 
@@ -282,5 +290,23 @@ def section(summary: dict[str, Any]) -> str:
             "Training (each seed's mean over its steps; gaps paired by seed):",
             train_table,
             "![hopper training success](cafe_hopper_training_success.png)",
+            reading(summary),
         ]
     )
+
+
+def reading(summary: dict[str, Any]) -> str:
+    """A plain statement of what the run shows, read from the intervals."""
+    metrics, claims = summary["metrics"], summary["claims"]
+    success = ", ".join(f"{arm} {metrics[arm]['success'].mean:.3f}" for arm in ("base", *ARMS))
+    asks = ", ".join(f"{arm} {metrics[arm]['requested'].mean:.2f}" for arm in ARMS)
+    parts = [f"Held-out success: {success}; request rate: {asks}."]
+    parts += [f"{k.replace('_', ' ')}: {v['direction']} ({v['difference']})." for k, v in claims.items()]
+    for arm, gap in summary["training_gap"].items():
+        verdict = "apart from zero" if gap.low > 0 or gap.high < 0 else "not apart from zero"
+        parts.append(f"Training success, {arm} minus {REFERENCE}: {gap} ({verdict}).")
+    parts.append(
+        "The critic is the env's oracle, not a learned model: this tests CAFE's agent-side credit only, "
+        "not the critic's co-evolution (the LM path's arms)."
+    )
+    return " ".join(parts)

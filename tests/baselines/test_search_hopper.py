@@ -3,6 +3,8 @@ the plan, and per-decision advantages from CAFE's shaping hook."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,12 @@ def test_softmax_heads_take_one_advantage_per_decision() -> None:
     assert p[0] > 0.5
     with pytest.raises(ValueError, match="one value per decision"):
         heads.update([sample], [[1.0]])
+
+
+def test_group_reward_kwargs_reach_the_reward_and_need_a_reward() -> None:
+    with pytest.raises(ValueError, match="name the group reward"):
+        hop.train(hop.Args(env_kw=ENV_KW, steps=1, group_reward_kw=["gamma=0"]))
+    args = hop.Args(env_kw=ENV_KW, steps=1, tasks_per_step=1, group_size=2, group_reward="feedback_request")
+    hop.train(dataclasses.replace(args, group_reward_kw=["gamma=0"]))
+    with pytest.raises(TypeError):
+        hop.train(dataclasses.replace(args, group_reward_kw=["delta=1"]))

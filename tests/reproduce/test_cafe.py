@@ -149,6 +149,7 @@ def test_hopper_arms_differ_only_in_the_mechanism(tmp_path: Path) -> None:
         "feedback_shaping",
     )
     assert configs["grpo_fb"].group_reward is None and configs["grpo_fb"].advantage_hook is None
+    assert configs["cafe_no_gamma"].group_reward_kw == ["gamma=0"] and configs["cafe"].group_reward_kw == []
     assert {(c.seed, c.steps) for c in configs.values()} == {(3, 7)}
     configs["cafe"] = dataclasses.replace(configs["cafe"], lr=0.5)
     with pytest.raises(AssertionError, match="differs from"):
@@ -156,6 +157,8 @@ def test_hopper_arms_differ_only_in_the_mechanism(tmp_path: Path) -> None:
 
 
 def test_hopper_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
+    from papergym.reproduce import cafe_hopper
+
     readme = tmp_path / "README.md"
     readme.write_text("# benchmarks\n\n<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->\n")
     out = tmp_path / "run"
@@ -163,12 +166,7 @@ def test_hopper_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
     assert cli(argv) == 0
     record_ = json.loads((out / "results.json").read_text())
     summary = record_["summary"]
-    assert summary["policy"] == "hopper" and set(summary["metrics"]) == {
-        "base",
-        "grpo_nofb",
-        "grpo_fb",
-        "cafe",
-    }
+    assert summary["policy"] == "hopper" and set(summary["metrics"]) == {"base", *cafe_hopper.ARMS}
     assert len(record_["curves"]["cafe"]["1"]) == 2  # seeds 0 and 1, two steps each
     assert not list(tmp_path.glob("sft-*"))  # no warm start
     text = readme.read_text()
