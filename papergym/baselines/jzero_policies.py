@@ -15,17 +15,15 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from papergym.baselines.losses import clipped_policy_loss
-from papergym.core.errors import require
+from papergym.baselines.softmax_grpo import Sample, SoftmaxHeads
 from papergym.envs.selfplay.writing import FILLER, parse_constraints, words
 
 if TYPE_CHECKING:  # torch is imported where it is used, so importing this module stays light
-    import torch
+    pass
 
 _DIRECTIVE = re.compile(r"^\s*([a-z_]+)\s*:\s*(\S+)\s*$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -61,115 +59,6 @@ CONNECTIVES: tuple[str, ...] = (
 )
 """Common words the ``varied`` body interleaves with the task's words."""
 TREATMENTS: tuple[str, ...] = ("ignore", "mention", "end", "pad_to", "cut_to", "bullets")
-
-
-@dataclass
-class Sample:
-    """One sampled action: the text and the decisions ``(head, row, choice)`` that produced it."""
-
-    text: str
-    decisions: list[tuple[str, int, int]] = field(default_factory=list)
-
-
-class SoftmaxHeads:
-    """Named tables of logits (``rows x choices``), sampled with a numpy generator, trained with GRPO.
-
-    Args:
-        heads: ``name -> (rows, choices)``.
-        lr: Adam step size.
-        epochs: gradient steps per `update` on the same samples (the first has ratio 1; later ones clip).
-        clip: the clip range ε of the GRPO loss.
-    """
-
-    def __init__(
-        self, heads: dict[str, tuple[int, int]], *, lr: float = 0.1, epochs: int = 4, clip: float = 0.2
-    ):
-        torch = require("torch", "llm")
-        self.logits = {name: torch.zeros(rows, n, requires_grad=True) for name, (rows, n) in heads.items()}
-        self.optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
-        self.epochs, self.clip = int(epochs), float(clip)
-        self._probs: dict[tuple[str, int], np.ndarray] = {}  # draw's normalised rows until the next update
-
-    def draw(
-        self, head: str, row: int, rng: np.random.Generator, decisions: list[tuple[str, int, int]]
-    ) -> int:
-        """Sample a choice of ``head`` at ``row`` and record it in ``decisions``."""
-        probs = self._probs.get((head, row))
-        if probs is None:
-            torch = require("torch", "llm")
-            with torch.no_grad():
-                probs = torch.softmax(self.logits[head][row], dim=0).double().numpy()
-            probs = self._probs[head, row] = probs / probs.sum()
-        choice = int(rng.choice(len(probs), p=probs))
-        decisions.append((head, row, choice))
-        return choice
-
-    def probabilities(self, head: str, row: int = 0) -> list[float]:
-        """The current choice probabilities of one row (for logging)."""
-        torch = require("torch", "llm")
-        with torch.no_grad():
-            return [float(p) for p in torch.softmax(self.logits[head][row], dim=0)]
-
-    @staticmethod
-    def _advantages(
-        samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]
-    ) -> torch.Tensor:
-        """``(B,)`` from one advantage per sample, ``(B, T)`` (zero-padded) from one per decision."""
-        torch = require("torch", "llm")
-        if all(isinstance(a, (int, float)) for a in advantages):
-            return torch.tensor([float(a) for a in advantages])  # type: ignore[arg-type]
-        width = max(1, max(len(s.decisions) for s in samples))
-        adv = torch.zeros(len(samples), width)
-        for i, (sample, values) in enumerate(zip(samples, advantages, strict=True)):
-            if not isinstance(values, Sequence) or len(values) != len(sample.decisions):
-                raise ValueError("per-decision advantages need one value per decision of every sample")
-            adv[i, : len(values)] = torch.tensor([float(v) for v in values])
-        return adv
-
-    def _logp(self, samples: Sequence[Sample]) -> tuple[torch.Tensor, torch.Tensor]:
-        torch = require("torch", "llm")
-        width = max(1, max(len(s.decisions) for s in samples))
-        logp = torch.zeros(len(samples), width)
-        mask = torch.zeros(len(samples), width)
-        for head, table in self.logits.items():  # one gather per head: (sample, position, row, choice)
-            where = [
-                (i, t, row, choice)
-                for i, s in enumerate(samples)
-                for t, (name, row, choice) in enumerate(s.decisions)
-                if name == head
-            ]
-            if where:
-                i, t, row, choice = torch.tensor(where).T
-                logp = logp.index_put((i, t), torch.log_softmax(table, dim=1)[row, choice])
-                mask[i, t] = 1.0
-        return logp, mask
-
-    def update(
-        self, samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]
-    ) -> float:
-        """GRPO steps on ``samples``, one advantage each, or one per decision (a list per sample, as an
-        advantage hook gives them); the last loss (0.0 with nothing to train)."""
-        torch = require("torch", "llm")
-        if len(samples) != len(advantages):
-            raise ValueError("one advantage (or one list of them) per sample")
-        if not samples or not any(s.decisions for s in samples):
-            return 0.0
-        adv = self._advantages(samples, advantages)
-        with torch.no_grad():
-            old, mask = self._logp(samples)
-        loss = torch.zeros(())
-        try:
-            for _ in range(self.epochs):
-                logp, _ = self._logp(samples)
-                loss, _ = clipped_policy_loss(
-                    logp, old, adv, mask, eps_low=self.clip, eps_high=self.clip, norm="seq"
-                )
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-        finally:  # the logits may have moved: draws must read them afresh
-            self._probs.clear()
-        return float(loss.detach())
 
 
 def _bucket(key: str) -> int:

@@ -34,17 +34,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from papergym.baselines.jzero_policies import Sample, SoftmaxHeads
 from papergym.baselines.losses import group_advantages
-from papergym.baselines.run import make_envs, parse_kwargs
+from papergym.baselines.softmax_grpo import Sample, SoftmaxGRPOArgs, SoftmaxHeads, make_env
 from papergym.core import info_keys as K
 from papergym.core.errors import require
-from papergym.credit import resolve
 from papergym.envs.memory_qa.documents import QUESTION_TYPES, prior_answer
 from papergym.envs.memory_qa.reader import UNKNOWN, ExtractiveReader, parse_question, subject_pattern
 
@@ -202,39 +200,17 @@ def episode_checks(info: dict[str, Any]) -> tuple[bool, bool]:
 
 
 @dataclass
-class Args:
+class Args(SoftmaxGRPOArgs):
     """GRPO for the skimmer on one env."""
 
     env: str = "papergym/MemoryQA-v0"
     """The env id the policy trains on."""
-    env_kw: list[str] = field(default_factory=list)
-    """The env's kwargs as key=value (a value is parsed as JSON when it can be)."""
     env_wrapper: str | None = None
     """A wrapper around the training env: a short name of `papergym.wrappers.WRAPPERS` (e.g. four_cell) or
     module:Class; None: the env's own reward."""
-    steps: int = 60
-    """GRPO updates."""
-    tasks_per_step: int = 8
-    """Tasks (groups) per update."""
-    group_size: int = 8
-    """Episodes per task (G)."""
-    lr: float = 0.1
-    """Adam step size on the logits (inferred, as the J-Zero policies')."""
-    epochs: int = 4
-    """Gradient steps per update on the same episodes."""
-    seed: int = 0
-    """Seeds the training tasks and the sampling."""
 
 
 StepCallback = Callable[[int, dict[str, float], SkimmerPolicy], None]
-
-
-def make_env(env_id: str, env_kw: Sequence[str], wrapper: str | None = None) -> Any:
-    """One env of ``env_id`` with ``env_kw`` (key=value strings), wrapped in ``wrapper`` when one is named."""
-    from papergym.wrappers import WRAPPERS
-
-    (env,) = make_envs(env_id, parse_kwargs(env_kw), 1)
-    return env if wrapper is None else resolve(wrapper, WRAPPERS, env=env)
 
 
 def train(args: Args, *, on_step: StepCallback | None = None) -> SkimmerPolicy:

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.jzero_policies import Sample, SoftmaxHeads
 from papergym.baselines.losses import group_advantages
-from papergym.baselines.run import make_envs, parse_kwargs
+from papergym.baselines.run import parse_kwargs
+from papergym.baselines.softmax_grpo import Sample, SoftmaxGRPOArgs, SoftmaxHeads, make_env
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import Step, Trajectory
@@ -272,10 +272,11 @@ def play(
 
 
 @dataclass
-class Args:
+class Args(SoftmaxGRPOArgs):
     """GRPO on the hopper: ``steps`` × ``tasks_per_step`` tasks × ``group_size`` episodes."""
 
     env: str = "papergym/SearchCritic-v0"
+    """The env id the policy trains on."""
     env_kw: list[str] = field(default_factory=lambda: ["n_passages=2000", "max_episode_steps=10"])
     """The env's kwargs (a 2,000-passage world, ten actions at most: CAFE's driver's setting)."""
     group_reward: str | None = None
@@ -285,21 +286,9 @@ class Args:
     """The group reward's constructor kwargs as ``key=value`` (e.g. ``gamma=0`` for ``feedback_request``)."""
     advantage_hook: str | None = None
     """An `AdvantageHook` name of `papergym.credit.ADVANTAGE_HOOKS` (CAFE: ``feedback_shaping``)."""
-    steps: int = 60
-    tasks_per_step: int = 8
-    group_size: int = 8
-    lr: float = 0.1
-    """Adam step size on the logits (inferred, as the J-Zero policies')."""
-    epochs: int = 4
-    seed: int = 0
 
 
 StepCallback = Callable[[int, dict[str, float], HopperPolicy], None]
-
-
-def make_env(env_id: str, env_kw: Sequence[str]) -> Any:
-    """One env of ``env_id`` with ``env_kw`` (``key=value`` strings)."""
-    return make_envs(env_id, parse_kwargs(list(env_kw)), 1)[0]
 
 
 def decision_advantages(

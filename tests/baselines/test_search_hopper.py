@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("bm25s")
 
 from papergym.baselines import search_hopper as hop
-from papergym.baselines.jzero_policies import Sample, SoftmaxHeads
+from papergym.baselines.softmax_grpo import Sample, SoftmaxHeads
 from papergym.core.trajectory import Step, Trajectory
 from papergym.credit.feedback import FeedbackAdvantageShaping
 from papergym.envs.search.formats import search_action
