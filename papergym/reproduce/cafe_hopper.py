@@ -61,6 +61,10 @@ CFE = {"group_reward": "feedback_request", "advantage_hook": "feedback_shaping"}
 NO_FEEDBACK = "feedback_budget=0"
 
 Curves = dict[str, dict[int, list[dict[str, float]]]]
+PNGS = ("training_success.png", "request_rate.png")
+TRAINING_KEYS = ("success", "request_rate", "call_skip_gap")
+"""Training measures averaged over each seed's steps (``call_skip_gap``: û of each step's episodes pooled,
+requesters' success minus skippers', 0 when one route)."""
 
 
 def env_kw(args: Args) -> list[str]:
@@ -183,10 +187,7 @@ def summarise(evaluations: dict[str, list[Any]], curves: Curves) -> dict[str, An
         skipped = [ok for req, ok in routes if not req]
         gaps[arm] = float(np.mean(asked) - np.mean(skipped)) if asked and skipped else None
     training = {
-        arm: {
-            key: report.stratified_bootstrap(_training_means(curves[arm], key))
-            for key in ("success", "request_rate")
-        }
+        arm: {key: report.stratified_bootstrap(_training_means(curves[arm], key)) for key in TRAINING_KEYS}
         for arm in ARMS
     }
     reference = _training_means(curves[REFERENCE], "success")
@@ -208,9 +209,6 @@ def summarise(evaluations: dict[str, list[Any]], curves: Curves) -> dict[str, An
         "training": training,
         "training_gap": training_gap,
     }
-
-
-PNGS = ("training_success.png", "request_rate.png")
 
 
 def plot(out: Path, curves: Curves) -> None:
@@ -258,6 +256,7 @@ def section(summary: dict[str, Any]) -> str:
             "arm": arm,
             "training success (mean over steps)": str(training[arm]["success"]),
             "request rate (mean over steps)": str(training[arm]["request_rate"]),
+            "call-skip gap û (mean over steps)": str(training[arm]["call_skip_gap"]),
             f"success gap to {REFERENCE}": str(summary["training_gap"].get(arm, "—")),
         }
         for arm in ARMS
@@ -268,6 +267,7 @@ def section(summary: dict[str, Any]) -> str:
             "arm",
             "training success (mean over steps)",
             "request rate (mean over steps)",
+            "call-skip gap û (mean over steps)",
             f"success gap to {REFERENCE}",
         ],
     )
@@ -305,6 +305,11 @@ def reading(summary: dict[str, Any]) -> str:
     for arm, gap in summary["training_gap"].items():
         verdict = "apart from zero" if gap.low > 0 or gap.high < 0 else "not apart from zero"
         parts.append(f"Training success, {arm} minus {REFERENCE}: {gap} ({verdict}).")
+    if all(m["hallucinated"].high == 0 for m in metrics.values()):
+        parts.append(
+            "No arm hallucinates: the hopper's answers are read off retrieved passages, so they are grounded "
+            "by construction and the hallucination claims cannot move here."
+        )
     parts.append(
         "The critic is the env's oracle, not a learned model: this tests CAFE's agent-side credit only, "
         "not the critic's co-evolution (the LM path's arms)."
