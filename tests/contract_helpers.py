@@ -72,8 +72,20 @@ def effective_state(env: gym.Env) -> str:
         return repr((sorted(set(s.retrieved)), s.feedback))
     if s is not None and hasattr(s, "events") and hasattr(s, "db"):  # the service envs: DB and tool calls
         calls = [e for e in s.events if e["kind"] == "tool" and not e.get("error")]
-        return repr((_jsonable(s.db.to_dict()), _jsonable(calls)))
+        return repr((_jsonable(_db_changes(s.db)), _jsonable(calls)))
     return repr(_jsonable(u._state()))
+
+
+def _db_changes(db: Any) -> dict[str, Any]:
+    """The records a service env's database holds that differ from its episode's base (the base is fixed
+    within an episode, so two states of one episode are equal exactly when these are): what `to_dict`
+    would show changed, without copying the whole database at every step."""
+    changed = {}
+    for table, key in sorted(db.touched()):
+        value = db.get(table, key)
+        if value != db.base.get(table, {}).get(key):
+            changed[f"{table}/{key}"] = value
+    return changed
 
 
 def last_effective_index(

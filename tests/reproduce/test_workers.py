@@ -21,7 +21,14 @@ def test_the_service_and_memory_reproductions_take_workers() -> None:
     assert {"iapo", "speechgym", "awm"} <= set(PARALLEL)
 
 
-@pytest.mark.parametrize("name", ["iapo", "speechgym", "awm"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("iapo", marks=pytest.mark.slow),
+        "speechgym",  # one driver end to end in the default suite; the pool itself is map_jobs's test below
+        pytest.param("awm", marks=pytest.mark.slow),
+    ],
+)
 def test_workers_give_the_results_of_one_process(name: str, tmp_path: Path) -> None:
     records = {}
     for workers in (1, 2):  # both runs share one warm start, cached beside them
