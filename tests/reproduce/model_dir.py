@@ -14,14 +14,19 @@ from papergym.reproduce import driver
 
 
 def run_on_a_model_dir(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, env_id: str = "papergym/TestTime-v0"
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    env_id: str = "papergym/TestTime-v0",
+    answer_steps: int = 40,
 ) -> tuple[Path, dict[str, Any], Path]:
-    """Run the reproduction ``name`` on a checkpoint fine-tuned on ``env_id``; assert no warm start was
-    trained and the record names the checkpoint. Returns the run directory, its results.json record and
-    the checkpoint."""
+    """Run the reproduction ``name`` on a checkpoint fine-tuned on ``env_id`` for ``answer_steps`` steps;
+    assert no warm start was trained and the record names the checkpoint. Returns the run directory, its
+    results.json record and the checkpoint."""
     from tests.baselines.answering import answering_checkpoint
 
-    model = answering_checkpoint(tmp_path / "model", env_id=env_id)
+    model = answering_checkpoint(tmp_path / "model", env_id=env_id, steps=answer_steps)
 
     def no_sft(*args: object, **kwargs: object) -> None:
         raise AssertionError("--model DIR must not be SFT-warmed")

@@ -140,7 +140,11 @@ def test_verdicts_are_inconclusive_unless_an_expert_beats_the_base() -> None:
 
 
 def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
-    out, record, model = run_on_a_model_dir("m2rl", tmp_path, monkeypatch, env_id="papergym/MultiDomain-v0")
+    # what is checked is where the run starts and what the merges build, not how well the model answers:
+    # a few fine-tuning steps on MultiDomain-v0's long prompts (40 took ~5 minutes of a loaded CPU)
+    out, record, model = run_on_a_model_dir(
+        "m2rl", tmp_path, monkeypatch, env_id="papergym/MultiDomain-v0", answer_steps=4
+    )
     for arm in ("expert_countdown", "expert_arith", "mix_rl", "mopd"):
         assert json.loads((out / "seed0" / arm / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0
     # the merges add the experts' task vectors to the given checkpoint: same tensors, same shapes
