@@ -64,7 +64,7 @@ from papergym.baselines.run import (
 )
 from papergym.core import info_keys as K
 from papergym.core.errors import require
-from papergym.core.trajectory import member_seed
+from papergym.core.trajectory import Trajectory, member_seed
 from papergym.credit import ADVANTAGE_HOOKS, GROUP_REWARDS, resolve
 from papergym.credit.protocols import AdvantageHook, GroupReward
 
@@ -242,10 +242,16 @@ def sample_groups(
 
 def score_groups(episodes: Sequence[Episode], group_size: int, reward_fn: GroupReward | None) -> Any:
     """The ``(B, G)`` rewards: each member's return, or the `GroupReward`'s scores of its group."""
-    torch = require("torch", "llm")
     groups = [
         [e.trajectory for e in episodes[b : b + group_size]] for b in range(0, len(episodes), group_size)
     ]
+    return group_rewards(groups, reward_fn)
+
+
+def group_rewards(groups: Sequence[Sequence[Trajectory]], reward_fn: GroupReward | None) -> Any:
+    """The ``(B, G)`` rewards of trajectory groups: each member's return, or the `GroupReward`'s scores
+    of its group (given the whole batch)."""
+    torch = require("torch", "llm")
     if reward_fn is None:
         rewards = [[t.total_reward for t in g] for g in groups]
     else:

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from papergym.baselines import grpo
 from papergym.baselines.losses import group_advantages
 from papergym.baselines.run import parse_kwargs
 from papergym.baselines.softmax_grpo import Sample, SoftmaxGRPOArgs, SoftmaxHeads, make_env
@@ -218,9 +219,6 @@ class HopperPolicy:
         reading.queries.append(query)
         return search_action([query])
 
-    def probabilities(self, head: str, row: int) -> list[float]:
-        return self.heads.probabilities(head, row)
-
 
 def answer(rule: str, reading: Reading, last_passages: Sequence[str | None]) -> str | None:
     """The answer ``rule`` gives from what was read (None if it finds nothing).
@@ -318,7 +316,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
     rewards from ``group_reward`` (or each episode's return), advantages group-normalised and passed through
     ``advantage_hook``. ``on_step(step, metrics, policy)`` gets the step's mean env return, success, request
     rate, the call-skip gap and the loss."""
-    torch = require("torch", "llm")
+    require("torch", "llm")  # a clear error before any episode is played
     env = make_env(args.env, args.env_kw)
     if args.group_reward_kw and args.group_reward is None:
         raise ValueError("group_reward_kw configures group_reward: name the group reward")
@@ -338,12 +336,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
                     groups[-1].append(traj)
                     samples.append(sample)
                     steps_of.append(at)
-            scores = (
-                [[t.total_reward for t in g] for g in groups]
-                if reward_fn is None
-                else [list(reward_fn(g, batch=groups)) for g in groups]
-            )
-            rewards = torch.tensor(scores, dtype=torch.float32)
+            rewards = grpo.group_rewards(groups, reward_fn)
             loss = policy.heads.update(samples, decision_advantages(groups, rewards, steps_of, hook))
             if on_step is not None:
                 trajs = [t for g in groups for t in g]

@@ -62,6 +62,8 @@ from papergym.reproduce.cafe_eval import (
     EpisodeRecord,
     base_rollouts,
     evaluate,
+    plot_training,
+    request_skip_gap,
     training_feedback,
 )
 from papergym.reproduce.driver import (
@@ -361,7 +363,7 @@ def run(args: Args) -> dict[str, Any]:
         "note": args.note,
     }
     report.write_results(out, name=NAME, args=args, curves=curves, summary=summary)
-    plot(out, curves)
+    plot_training(out, curves, title="SearchCritic-v0")
     publish(out, NAME, section(summary), args.write)
     summary["out"] = str(out)
     return summary
@@ -386,7 +388,10 @@ def summarise(records: dict[str, list[list[EpisodeRecord]]]) -> dict[str, Any]:
         arm: {m: report.stratified_bootstrap(_matrix(recs, m)) for m in METRICS}
         for arm, recs in records.items()
     }
-    gaps = {arm: _gap(recs) for arm, recs in records.items()}
+    gaps = {
+        arm: request_skip_gap((r.requested, r.success) for seed in recs for r in seed)
+        for arm, recs in records.items()
+    }
 
     def diff(a: str, b: str, metric: str) -> report.Interval:
         return report.paired_difference(_matrix(records[a], metric), _matrix(records[b], metric))
@@ -405,33 +410,6 @@ def summarise(records: dict[str, list[list[EpisodeRecord]]]) -> dict[str, Any]:
         for k, (d, s) in claims.items()
     }
     return {"metrics": table, "request_skip_gap": gaps, "claims": verdicts}
-
-
-def _gap(per_seed: list[list[EpisodeRecord]]) -> float | None:
-    """The pooled request–skip success gap of an evaluation (None with one route)."""
-    flat = [r for seed in per_seed for r in seed]
-    asked = [r.success for r in flat if r.requested]
-    skipped = [r.success for r in flat if not r.requested]
-    return float(np.mean(asked) - np.mean(skipped)) if asked and skipped else None
-
-
-def plot(out: Path, curves: dict[str, dict[int, list[dict[str, float]]]]) -> None:
-    """Training success and request rate per step, mean over seeds with a 95% interval."""
-    for key, png in (("success", "training_success.png"), ("request_rate", "request_rate.png")):
-        series = {}
-        for arm, per_seed in curves.items():
-            steps = min((len(c) for c in per_seed.values()), default=0)
-            series[arm] = {
-                float(i): report.stratified_bootstrap([[c[i][key]] for c in per_seed.values()])
-                for i in range(steps)
-            }
-        report.plot_arms(
-            out / png,
-            series,
-            xlabel="GRPO step",
-            ylabel=key.replace("_", " "),
-            title=f"SearchCritic-v0: {key}",
-        )
 
 
 def section(summary: dict[str, Any]) -> str:

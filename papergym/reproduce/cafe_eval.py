@@ -10,11 +10,13 @@ copied from a retrieved passage are not hallucinations, so the rate is not 1 −
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import gymnasium as gym
+import numpy as np
 
 from papergym.baselines.policy import PolicyChatModel, PolicyModel, load_policy
 from papergym.baselines.rollout import run_episodes
@@ -22,6 +24,7 @@ from papergym.baselines.run import make_envs, parse_kwargs
 from papergym.core import info_keys as K
 from papergym.core.trajectory import Trajectory, member_seed
 from papergym.credit.feedback import feedback_metrics, requested
+from papergym.reproduce import report
 
 EVAL_SEED = 10**6
 """The first held-out task seed (test split)."""
@@ -162,3 +165,37 @@ def training_feedback(trajs: list[Trajectory], metrics: Mapping[str, Any]) -> di
         "request_skip_gap": _finite(m.request_skip_gap),
         "hallucination_answered": _finite(m.hallucination_rate),
     }
+
+
+TRAINING_PNGS = {"success": "training_success.png", "request_rate": "request_rate.png"}
+"""The training curves both CAFE paths plot, and their files."""
+
+
+def request_skip_gap(routes: Iterable[tuple[float, float]]) -> float | None:
+    """The pooled success of requesting episodes minus that of skipping ones, from ``(requested,
+    success)`` pairs (None when every episode took one route).
+
+    >>> request_skip_gap([(1, 1), (1, 0), (0, 0)]), request_skip_gap([(0, 1)])
+    (0.5, None)
+    """
+    pairs = list(routes)
+    asked = [ok for req, ok in pairs if req]
+    skipped = [ok for req, ok in pairs if not req]
+    return float(np.mean(asked) - np.mean(skipped)) if asked and skipped else None
+
+
+def plot_training(
+    out: Path, curves: Mapping[str, Mapping[int, list[dict[str, float]]]], *, title: str
+) -> None:
+    """Training success and request rate per step, mean over seeds with a 95% interval (`TRAINING_PNGS`)."""
+    for key, png in TRAINING_PNGS.items():
+        series = {}
+        for arm, per_seed in curves.items():
+            steps = min((len(c) for c in per_seed.values()), default=0)
+            series[arm] = {
+                float(i): report.stratified_bootstrap([[c[i][key]] for c in per_seed.values()])
+                for i in range(steps)
+            }
+        report.plot_arms(
+            out / png, series, xlabel="GRPO step", ylabel=key.replace("_", " "), title=f"{title}: {key}"
+        )

@@ -39,7 +39,15 @@ from papergym.baselines import search_hopper as hop
 from papergym.core.trajectory import Trajectory
 from papergym.credit.feedback import requested
 from papergym.reproduce import report
-from papergym.reproduce.cafe_eval import EVAL_SEED, METRICS, EpisodeRecord, record
+from papergym.reproduce.cafe_eval import (
+    EVAL_SEED,
+    METRICS,
+    TRAINING_PNGS,
+    EpisodeRecord,
+    plot_training,
+    record,
+    request_skip_gap,
+)
 from papergym.reproduce.driver import publish, train_arms
 
 if TYPE_CHECKING:
@@ -61,7 +69,6 @@ CFE = {"group_reward": "feedback_request", "advantage_hook": "feedback_shaping"}
 NO_FEEDBACK = "feedback_budget=0"
 
 Curves = dict[str, dict[int, list[dict[str, float]]]]
-PNGS = ("training_success.png", "request_rate.png")
 TRAINING_KEYS = ("success", "request_rate", "call_skip_gap")
 """Training measures averaged over each seed's steps (``call_skip_gap``: û of each step's episodes pooled,
 requesters' success minus skippers', 0 when one route)."""
@@ -146,10 +153,10 @@ def run(args: Args) -> dict[str, Any]:
     summary = summarise(evaluations, curves)
     summary["setting"] = setting(args)
     report.write_results(out, name=KEY, args=args, curves=curves, summary=summary)
-    plot(out, curves)
+    plot_training(out, curves, title="hopper")
     publish(out, KEY, section(summary), args.write)
     if args.write:
-        for png in PNGS:
+        for png in TRAINING_PNGS.values():
             (Path(args.write).parent / f"cafe_hopper_{png}").write_bytes((out / png).read_bytes())
     summary["out"] = str(out)
     return summary
@@ -180,12 +187,10 @@ def summarise(evaluations: dict[str, list[Any]], curves: Curves) -> dict[str, An
         "hallucination_cafe_minus_grpo_fb": (diff("cafe", "grpo_fb", "hallucinated"), -1),
         "hallucination_cafe_minus_base": (diff("cafe", "base", "hallucinated"), -1),
     }
-    gaps = {}
-    for arm, ev in evaluations.items():
-        routes = [r for _, seed_routes in ev for r in seed_routes]
-        asked = [ok for req, ok in routes if req]
-        skipped = [ok for req, ok in routes if not req]
-        gaps[arm] = float(np.mean(asked) - np.mean(skipped)) if asked and skipped else None
+    gaps = {
+        arm: request_skip_gap(r for _, seed_routes in ev for r in seed_routes)
+        for arm, ev in evaluations.items()
+    }
     training = {
         arm: {key: report.stratified_bootstrap(_training_means(curves[arm], key)) for key in TRAINING_KEYS}
         for arm in ARMS
@@ -209,21 +214,6 @@ def summarise(evaluations: dict[str, list[Any]], curves: Curves) -> dict[str, An
         "training": training,
         "training_gap": training_gap,
     }
-
-
-def plot(out: Path, curves: Curves) -> None:
-    """Training success and request rate per step, mean over seeds with a 95% interval."""
-    for key, png in zip(("success", "request_rate"), PNGS, strict=True):
-        series = {
-            arm: {
-                float(i): report.stratified_bootstrap([[c[i][key]] for c in per_seed.values()])
-                for i in range(min(len(c) for c in per_seed.values()))
-            }
-            for arm, per_seed in curves.items()
-        }
-        report.plot_arms(
-            out / png, series, xlabel="GRPO step", ylabel=key.replace("_", " "), title=f"hopper: {key}"
-        )
 
 
 def setting(args: Args) -> str:
