@@ -71,6 +71,25 @@ class SoftmaxHeads:
         with torch.no_grad():
             return [float(p) for p in torch.softmax(self.logits[head][row], dim=0)]
 
+    def imitate(self, samples: Sequence[Sample], *, steps: int, lr: float) -> float:
+        """Behaviour cloning: ``steps`` Adam steps (a fresh optimizer of step size ``lr``, so GRPO's keeps
+        no state from it) on the mean negative log-probability of the samples' decisions; the last loss."""
+        torch = require("torch", "llm")
+        if steps <= 0 or not any(s.decisions for s in samples):
+            return 0.0
+        optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
+        loss = torch.zeros(())
+        try:
+            for _ in range(steps):
+                logp, mask = self._logp(samples)
+                loss = -(logp * mask).sum() / mask.sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        finally:
+            self._probs.clear()
+        return float(loss.detach())
+
     @staticmethod
     def _advantages(
         samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]

@@ -45,7 +45,7 @@ from papergym.baselines import grpo
 from papergym.baselines.rollout import Episode
 from papergym.baselines.run import read_metrics, set_threads
 from papergym.core.trajectory import Trajectory
-from papergym.reproduce import report
+from papergym.reproduce import report, speechgym_menu
 from papergym.reproduce import service_measures as sm
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
@@ -56,10 +56,11 @@ from papergym.reproduce.driver import (
     train_arms,
     warm_base,
 )
+from papergym.reproduce.speechgym_report import ARMS as ARMS  # re-exported: the arms of both paths
+from papergym.reproduce.speechgym_report import TRAINED_ARMS, plot, summarise
+from papergym.reproduce.speechgym_report import section as report_section
 
 NAME = "speechgym"
-ARMS = ("base", "outcome", "process")
-TRAINED_ARMS = ("outcome", "process")
 PARALLEL = True
 """``--workers`` runs the (seed, arm) jobs side by side (`train_arms`)."""
 REFERENCE = "outcome"
@@ -71,18 +72,8 @@ DEFAULT_STEPS = 8
 """GRPO steps per arm and seed (inferred: what the 20-minute CPU budget allows, see Args)."""
 EVAL_SEED = 10**6
 """The first held-out task seed (test split); the transfer runs use the first of the same tasks."""
-BEHAVIOURS = ("success", "unauthorized_writes", "dead_loops")
-"""Per held-out episode: what the summary gives intervals for."""
 CURVE_KEYS = ("nonzero_variance_share", "reward", "success", "turns")
 """The trainer's per-step metrics kept in the curves (beside the measures of `step_measures`)."""
-PAPER = {
-    "variance_share": {"outcome": 0.16, "process": 0.996},
-    "unauthorized_writes": {"before": 0.23, "after": 0.10},
-    "dead_loops": {"before": 0.14, "after": 0.05},
-    "tau_voice_pass1": {"before": 0.24, "after": 0.53},
-}
-"""SpeechGym's numbers (envs.md §2.1, third-party digests of the paper): groups with gradient, the two
-behaviours' rates before and after training, and the voice-benchmark transfer."""
 
 
 @dataclass
@@ -123,6 +114,26 @@ class Args(WarmStartArgs):
     """SFT batch size (contexts of about 1,500 tokens)."""
     sft_demonstrator: str | None = "papergym.envs.voice.hearing_oracle:HearingOracle"
     """The demonstrations' policy: the oracle's procedure with values as heard (module docstring)."""
+    policy: str = "lm"
+    """``lm``: the tiny LM (or ``--model DIR``) as above; ``menu``: the learned non-LM menu policy of
+    `papergym.baselines.service_menu` (`papergym.reproduce.speechgym_menu`: behaviour-cloned on
+    ``menu_demos`` HearingOracle episodes, then both arms), with the ``menu_*`` fields, ``seeds``,
+    ``eval_tasks``, ``transfer_tasks``, ``transfer_seeds`` and ``workers``. Its README section is
+    ``speechgym-menu``."""
+    menu_steps: int = 60
+    """GRPO steps per arm of the menu policy."""
+    menu_tasks_per_step: int = 8
+    """Tasks per menu GRPO step."""
+    menu_group_size: int = 8
+    """Rollouts per task of the menu policy."""
+    menu_lr: float = 0.1
+    """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
+    menu_demos: int = 40
+    """HearingOracle episodes of the menu's behaviour-cloning warm start (inferred; see speechgym_menu)."""
+    menu_demo_steps: int = 200
+    """Behaviour-cloning steps on them."""
+    menu_eval_samples: int = 4
+    """Sampled episodes per held-out task of the menu's evaluation."""
 
 
 SMOKE: dict[str, Any] = {
@@ -133,6 +144,12 @@ SMOKE: dict[str, Any] = {
     "transfer_tasks": 1,
     "transfer_channels": ["transcript"],
     "sft_episodes": 4,
+    "menu_steps": 2,
+    "menu_tasks_per_step": 2,
+    "menu_group_size": 2,
+    "menu_demos": 2,
+    "menu_demo_steps": 2,
+    "menu_eval_samples": 1,
 }
 """``--smoke``: the same code path on a minimal budget (one real-speech transfer episode per model)."""
 
@@ -225,6 +242,14 @@ def train_and_score(args: Args, config: grpo.Args) -> tuple[list[dict[str, float
 
 def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them and write the report (see the module docstring)."""
+    if args.policy == "menu":
+        if args.model != "tiny":
+            raise ValueError(
+                "--policy menu trains the menu policy from its own warm start; it takes no --model"
+            )
+        return speechgym_menu.run(args)
+    if args.policy != "lm":
+        raise ValueError(f"--policy must be 'lm' or 'menu', got {args.policy!r}")
     set_threads(args.threads)
     out = Path(args.out)
     base = warm_base(args)
@@ -266,153 +291,11 @@ def setting(args: Args) -> dict[str, Any]:
     }
 
 
-def _matrix(scores: list[dict[str, list[float]]], key: str) -> np.ndarray:
-    return np.array([s[key] for s in scores], dtype=float)  # (seeds, tasks)
-
-
-def _steps_matrix(curves: dict[int, list[dict[str, float]]], key: str) -> np.ndarray:
-    """``(seeds, steps)`` of a per-step measure (steps every seed logged)."""
-    rows = [[r[key] for r in seed_rows if key in r] for seed_rows in curves.values()]
-    width = min(len(r) for r in rows)
-    return np.array([r[:width] for r in rows], dtype=float)
-
-
-def summarise(
-    scores: dict[str, list[dict[str, list[float]]]], curves: dict[str, dict[int, list[dict[str, float]]]]
-) -> dict[str, Any]:
-    """Variance shares per arm, held-out behaviours per arm, and the process − outcome differences."""
-    shares = {
-        arm: {
-            key: report.stratified_bootstrap(_steps_matrix(curves[arm], key))
-            for key in ("nonzero_variance_share", "outcome_variance_share", "process_variance_share")
-        }
-        for arm in TRAINED_ARMS
-    }
-    first_step = {
-        key: float(np.mean(_steps_matrix(curves["outcome"], key)[:, 0]))
-        for key in ("outcome_variance_share", "process_variance_share")
-    }
-    held_out = {
-        arm: {b: report.stratified_bootstrap(_matrix(scores[arm], b)) for b in BEHAVIOURS} for arm in ARMS
-    }
-    differences: dict[str, dict[str, Any]] = {}
-    for key, sign in (("success", +1), ("unauthorized_writes", -1), ("dead_loops", -1)):
-        diff = report.paired_difference(_matrix(scores["process"], key), _matrix(scores["outcome"], key))
-        differences[key] = {"difference": diff, "direction": report.direction(diff, sign)}
-    return {
-        "variance_share": shares,
-        "first_step_shares": first_step,
-        "held_out": held_out,
-        "differences": differences,
-        "per_task": scores,
-        "paper": PAPER,
-    }
-
-
-def plot(out: Path, curves: dict[str, dict[int, list[dict[str, float]]]]) -> None:
-    """``variance_share.png``: the share of groups with nonzero variance of each arm's training reward per
-    step (band: 95% interval over seeds)."""
-    series = {}
-    for arm, label in (("outcome", "outcome-only GRPO"), ("process", "GRPO + process reward")):
-        matrix = _steps_matrix(curves[arm], "nonzero_variance_share")
-        series[label] = {float(s): report.stratified_bootstrap(matrix[:, s]) for s in range(matrix.shape[1])}
-    report.plot_arms(
-        out / "variance_share.png",
-        series,
-        xlabel="GRPO step",
-        ylabel="groups with nonzero reward variance",
-        title="VoiceService-v0, simulated channel (paper: 16% vs 99.6%)",
-    )
-
-
-def _pct(interval: report.Interval) -> str:
-    return f"{100 * interval.mean:.1f}% [{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
-
-
-def _num(interval: report.Interval) -> str:
-    return f"{interval.mean:.2f} [{interval.low:.2f}, {interval.high:.2f}]"
-
-
 def section(summary: dict[str, Any]) -> str:
-    """The benchmarks/README.md section: variance shares, held-out behaviours, transfer and a reading."""
-    shares, held = summary["variance_share"], summary["held_out"]
-    variance = report.markdown_table(
-        [
-            {
-                "arm": arm,
-                "trained reward": _pct(shares[arm]["nonzero_variance_share"]),
-                "outcome term alone": _pct(shares[arm]["outcome_variance_share"]),
-                "outcome + 0.1 per successful call": _pct(shares[arm]["process_variance_share"]),
-                "paper": f"{100 * PAPER['variance_share'][arm]:.1f}%",
-            }
-            for arm in TRAINED_ARMS
-        ],
-        ["arm", "trained reward", "outcome term alone", "outcome + 0.1 per successful call", "paper"],
-    )
-    behaviour = report.markdown_table(
-        [
-            {
-                "policy": arm,
-                "success": _pct(held[arm]["success"]),
-                "unauthorized writes / episode": _num(held[arm]["unauthorized_writes"]),
-                "dead loops / episode": _num(held[arm]["dead_loops"]),
-                "successful calls / episode": _num(_calls(summary, arm)),
-            }
-            for arm in ARMS
-        ]
-        + [
-            {
-                "policy": "paper (before -> after)",
-                "success": "tau-Voice pass@1 24% -> 53%",
-                "unauthorized writes / episode": "23% -> 10% of episodes",
-                "dead loops / episode": "14% -> 5% of episodes",
-                "successful calls / episode": "",
-            }
-        ],
-        [
-            "policy",
-            "success",
-            "unauthorized writes / episode",
-            "dead loops / episode",
-            "successful calls / episode",
-        ],
-    )
-    rows = []
-    first = summary["simulated_first_tasks"]
-    for name in first:
-        row = {"policy": name, "simulated": _rate(first[name])}
-        for channel, by_model in summary["transfer"].items():
-            row[channel] = _rate(by_model[name]["success"])
-        rows.append(row)
-    channels = list(summary["transfer"])
-    transfer_table = report.markdown_table(rows, ["policy", "simulated", *channels])
-    return "\n\n".join(
-        [
-            "### SpeechGym: process reward vs outcome-only GRPO (`papergym reproduce speechgym`)",
-            describe(summary["setting"]),
-            "Share of GRPO groups with nonzero reward variance, over every training step (95% stratified "
-            "bootstrap over seeds × steps); the last two columns score the same episodes both ways:",
-            variance,
-            "Held-out test tasks on the simulated channel (95% stratified bootstrap over seeds × tasks):",
-            behaviour,
-            "Definitions (`papergym.reproduce.service_measures`, from the calls' structured `ok` flags): an "
-            "**unauthorized write** is an executed call of a write tool that matches none of the task's gold "
-            "actions (tau2's rule: same tool, equal compared arguments), i.e. a database change the task did "
-            f"not ask for; a **dead loop** is a run of at least {sm.DEAD_LOOP_LENGTH} consecutive identical "
-            "agent actions (one per run); a **successful call** is a step whose tool call executed (what the "
-            "process term pays 0.1 for). The paper reports the share of episodes with each behaviour; ours "
-            "are counts per episode (equal to that share while each happens at most once).",
-            "Transfer: the simulated-trained policies on the real speech channels, success on the first "
-            "held-out tasks (one attempt each; the simulated column is the same tasks' success above):",
-            transfer_table,
-            reading(summary),
-        ]
-    )
-
-
-def _calls(summary: dict[str, Any], arm: str) -> report.Interval:
-    """Held-out successful tool calls per episode of ``arm`` (what the process term pays for)."""
-    return report.stratified_bootstrap(_matrix(summary["per_task"][arm], "successful_calls"))
+    """The benchmarks/README.md section of an LM run (a ``--policy menu`` run writes its own)."""
+    if summary["setting"].get("policy") == "menu":
+        raise ValueError("a --policy menu run's section is written by its run (speechgym_menu.section)")
+    return report_section(summary, describe(summary["setting"]))
 
 
 def describe(run: dict[str, Any]) -> str:
@@ -456,47 +339,3 @@ def describe(run: dict[str, Any]) -> str:
             "3 transfer tasks)."
         )
     )
-
-
-def _rate(values: list[float]) -> str:
-    return f"{sum(values):g}/{len(values)}"
-
-
-def reading(summary: dict[str, Any]) -> str:
-    """A plain statement of what reproduced, read from the intervals."""
-    shares, diffs, held = summary["variance_share"], summary["differences"], summary["held_out"]
-    first = summary["first_step_shares"]
-    outcome_share = shares["outcome"]["nonzero_variance_share"]
-    process_share = shares["process"]["nonzero_variance_share"]
-    more = process_share.low > outcome_share.high
-    calls = {arm: _calls(summary, arm) for arm in ARMS}
-    parts = []
-    if process_share.high == 0 and all(c.high == 0 for c in calls.values()):
-        parts.append(
-            "**The mechanism could not act here.** No held-out episode of any policy made a single "
-            "successful tool call, and the process arm's groups never varied: with no successful call the "
-            "process term is 0 for every member, so both arms saw the same all-zero rewards, GRPO's "
-            "advantages were 0 in every group, and the two arms trained identically. The warm start, "
-            "fixed before the arms, is far weaker than the paper's regime needs (there 16% of outcome-only "
-            "groups carry gradient and the process term finds a successful call in almost every group): "
-            "its actions are fragments of the demonstrations, not well-formed calls with heard values. "
-            "A policy that makes some successful calls (a longer SFT, or `--model DIR`) is the "
-            "precondition of this comparison."
-        )
-    parts += [
-        f"Gradient starvation: {_pct(outcome_share)} of outcome-only groups carried gradient (paper 16%), "
-        f"{_pct(process_share)} with the process reward (paper 99.6%): "
-        + ("**matches** in direction" if more else "**inconclusive** (the intervals overlap)")
-        + f". On the base policy's own first-step groups (identical episodes in both arms) the outcome "
-        f"term varied in {100 * first['outcome_variance_share']:.0f}% of groups and outcome + process in "
-        f"{100 * first['process_variance_share']:.0f}%.",
-        f"Held-out success: base {_pct(held['base']['success'])}, outcome-only "
-        f"{_pct(held['outcome']['success'])}, process {_pct(held['process']['success'])}; process − "
-        f"outcome {_pct(diffs['success']['difference'])}: **{diffs['success']['direction']}**.",
-        "Unauthorized writes per episode, process − outcome "
-        f"{_num(diffs['unauthorized_writes']['difference'])}: "
-        f"**{diffs['unauthorized_writes']['direction']}**; dead loops "
-        f"{_num(diffs['dead_loops']['difference'])}: **{diffs['dead_loops']['direction']}** "
-        "(paper: both fall).",
-    ]
-    return " ".join(parts)

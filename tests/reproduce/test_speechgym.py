@@ -14,7 +14,7 @@ pytest.importorskip("torch")
 pytest.importorskip("tyro")
 
 from papergym.cli import main as cli
-from papergym.reproduce import driver, speechgym
+from papergym.reproduce import driver, speechgym, speechgym_menu
 from tests.reproduce.model_dir import run_on_a_model_dir
 
 SPEECH = all(importlib.util.find_spec(m) for m in ("piper", "faster_whisper"))
@@ -83,3 +83,54 @@ def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch: pytest.M
     out, record, _ = run_on_a_model_dir("speechgym", tmp_path, monkeypatch)
     assert json.loads((out / "seed0" / "process" / "metrics.jsonl").read_text().splitlines()[0])["step"] == 0
     assert record["summary"]["held_out"]["base"]["success"]["mean"] >= 0.0
+
+
+def test_menu_arms_differ_only_in_the_process_reward_wrapper(tmp_path: Path) -> None:
+    configs = speechgym_menu.arm_configs(_args(tmp_path, menu_steps=5), seed=2)
+    driver.check_arms(configs, speechgym_menu.REFERENCE, speechgym_menu.MECHANISM)
+    assert configs["outcome"].wrapper is None and configs["process"].wrapper == "process_reward"
+    assert "obs_mode=chat" in configs["outcome"].env_kw and {c.steps for c in configs.values()} == {5}
+    for change in ({"lr": 0.3}, {"demos": 7}, {"env_kw": ["channel=text", "obs_mode=chat"]}):
+        changed = {**configs, "process": dataclasses.replace(configs["process"], **change)}
+        with pytest.raises(AssertionError, match="differs from"):
+            driver.check_arms(changed, speechgym_menu.REFERENCE, speechgym_menu.MECHANISM)
+
+
+def test_menu_smoke_run_writes_its_own_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(speechgym.SMOKE, "transfer_channels", ["text", "audio"])  # real speech: the LM test's
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n")
+    out = tmp_path / "menu"
+    argv = [
+        "reproduce",
+        "speechgym",
+        "--smoke",
+        "--policy",
+        "menu",
+        "--out",
+        str(out),
+        "--write",
+        str(readme),
+    ]
+    assert cli(argv) == 0
+    record = json.loads((out / "results.json").read_text())
+    summary = record["summary"]
+    assert summary["setting"]["policy"] == "menu" and summary["setting"]["skipped_channels"] == ["audio"]
+    assert list(summary["transfer"]) == ["text"]  # the menu reads text: no audio channel
+    assert set(summary["transfer"]["text"]) == {"base", "outcome, seed 0", "process, seed 0"}
+    assert set(summary["held_out"]) == set(speechgym.ARMS) and len(summary["demonstrator"]["success"]) == 2
+    for arm, trained in (("outcome", "outcome_variance_share"), ("process", "process_variance_share")):
+        for row in (r for rows in record["curves"][arm].values() for r in rows):
+            assert row["nonzero_variance_share"] == row[trained]
+    text = readme.read_text()
+    assert "<!-- reproduce:speechgym-menu:begin -->" in text and "--policy menu" in text
+    assert "not on audio" in text
+    with pytest.raises(SystemExit, match="written by its run"):
+        cli(["reproduce", "speechgym", "--render", str(out / "results.json")])
+
+
+def test_menu_refuses_a_model_and_unknown_policies_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="takes no --model"):
+        speechgym.run(_args(tmp_path, policy="menu", model="some/dir"))
+    with pytest.raises(ValueError, match="'lm' or 'menu'"):
+        speechgym.run(_args(tmp_path, policy="hopper"))
