@@ -479,6 +479,8 @@ class Args(SoftmaxGRPOArgs):
     """The simulated speech channel, chat observations, no format term, 16 steps."""
     wrapper: str | None = None
     """A wrapper of the training envs (a `papergym.wrappers.WRAPPERS` name, e.g. ``process_reward``)."""
+    wrapper_kw: list[str] = field(default_factory=list)
+    """The wrapper's kwargs as key=value (e.g. ``max_calls=4`` for ``process_reward``)."""
     demos: int = 16
     """HearingOracle episodes of the warm start (inferred; sets how rarely the base succeeds)."""
     demo_steps: int = 50
@@ -513,7 +515,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> MenuPolicy:
     success and loss and its episodes."""
     require("torch", "llm")  # a clear error before any episode is played
     policy = warm_policy(args)
-    env = make_env(args.env, args.env_kw, args.wrapper)
+    env = make_env(args.env, args.env_kw, args.wrapper, args.wrapper_kw)
     rng = np.random.default_rng(args.seed)
     try:
         for step in range(args.steps):

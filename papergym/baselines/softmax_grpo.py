@@ -174,10 +174,14 @@ class SoftmaxGRPOArgs:
     """Seeds the training tasks and the sampling."""
 
 
-def make_env(env_id: str, env_kw: Sequence[str], wrapper: str | None = None) -> Any:
+def make_env(
+    env_id: str, env_kw: Sequence[str], wrapper: str | None = None, wrapper_kw: Sequence[str] = ()
+) -> Any:
     """One env of ``env_id`` with ``env_kw`` (key=value strings), wrapped in ``wrapper`` when one is named
-    (a short name of `papergym.wrappers.WRAPPERS` or module:Class)."""
+    (a short name of `papergym.wrappers.WRAPPERS` or module:Class) with ``wrapper_kw`` (key=value)."""
     from papergym.wrappers import WRAPPERS
 
+    if wrapper_kw and wrapper is None:
+        raise ValueError("wrapper_kw configures a wrapper: name the wrapper")
     (env,) = make_envs(env_id, parse_kwargs(list(env_kw)), 1)
-    return env if wrapper is None else resolve(wrapper, WRAPPERS, env=env)
+    return env if wrapper is None else resolve(wrapper, WRAPPERS, env=env, **parse_kwargs(list(wrapper_kw)))

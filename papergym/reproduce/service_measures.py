@@ -130,6 +130,13 @@ def group_shares(trajectories: Sequence[Trajectory], group_size: int, bonus: flo
     return GroupShares(_nonzero_share(base), _nonzero_share(base + bonus * calls))
 
 
+def return_share(trajectories: Sequence[Trajectory], group_size: int) -> float:
+    """The share of consecutive groups of ``group_size`` whose returns (the reward trained on) vary."""
+    if group_size < 1 or len(trajectories) % group_size:
+        raise ValueError(f"{len(trajectories)} trajectories do not form groups of {group_size}")
+    return _nonzero_share(np.array([t.total_reward for t in trajectories]).reshape(-1, group_size))
+
+
 def episode_measures(trajectory: Trajectory) -> dict[str, float]:
     """Success, unauthorized writes, dead loops, successful calls and steps of one episode."""
     domain, task = task_of(trajectory)

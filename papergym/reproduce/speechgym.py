@@ -134,6 +134,10 @@ class Args(WarmStartArgs):
     """Behaviour-cloning steps on them."""
     menu_eval_samples: int = 4
     """Sampled episodes per held-out task of the menu's evaluation."""
+    menu_process_cap: int = 4
+    """The ``process_capped`` ablation arm of the menu path (ours, inferred): `ProcessReward` crediting at
+    most this many successful calls per episode (the calls a task of the menu's kinds needs: find the
+    user, read the user, read the order, one write)."""
 
 
 SMOKE: dict[str, Any] = {

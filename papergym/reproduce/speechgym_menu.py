@@ -13,7 +13,10 @@ groups carry gradient.
 Arms (same warm start, tasks, seeds and GRPO budget; they differ only in `MECHANISM`, checked by
 `check_arms`): ``outcome`` (GRPO on the env's reward, tau2's outcome check, no format term) and
 ``process`` (the training envs wrapped in `papergym.wrappers.ProcessReward`: +0.1 per step whose tool
-call executed). Measures as the LM path (`papergym.reproduce.speechgym_report`): the share of groups with
+call executed); and an ablation of ours, ``process_capped``: the same wrapper crediting at most
+``menu_process_cap`` successful calls per episode (`ProcessReward`'s ``max_calls``), to tell whether what
+the process arm learns comes from the reward for calls a task needs or from farming calls beyond them.
+Measures as the LM path (`papergym.reproduce.speechgym_report`): the share of groups with
 nonzero reward variance per step (the trained reward, and both rewards on the same episodes), held-out
 success, unauthorized writes, dead loops and successful calls per episode on ``eval_tasks`` test tasks ×
 ``menu_eval_samples`` sampled episodes, and the simulated-trained policies on the ``transcript`` channel
@@ -35,7 +38,7 @@ from papergym.core.trajectory import Trajectory, rollout
 from papergym.reproduce import report
 from papergym.reproduce import service_measures as sm
 from papergym.reproduce.driver import publish, train_arms
-from papergym.reproduce.speechgym_report import TRAINED_ARMS, plot, section, summarise
+from papergym.reproduce.speechgym_report import plot, section, summarise
 
 if TYPE_CHECKING:
     from papergym.reproduce.speechgym import Args
@@ -43,9 +46,11 @@ if TYPE_CHECKING:
 KEY = "speechgym-menu"
 """The README section of this path."""
 COMMAND = "papergym reproduce speechgym --policy menu"
+ARMS = ("outcome", "process", "process_capped")
 REFERENCE = "outcome"
-MECHANISM = {"process": ("wrapper",)}
-"""The process arm differs from outcome-only GRPO only in the training envs' `ProcessReward` wrapper."""
+MECHANISM = {"process": ("wrapper",), "process_capped": ("wrapper", "wrapper_kw")}
+"""The process arm differs from outcome-only GRPO only in the training envs' `ProcessReward` wrapper; the
+ablation ``process_capped`` (ours) in that wrapper crediting at most ``menu_process_cap`` calls."""
 PROCESS_WRAPPER = "process_reward"
 EVAL_SEED = 10**6
 """The first held-out task seed (test split), as the LM path's."""
@@ -75,7 +80,12 @@ def arm_configs(args: Args, seed: int) -> dict[str, menu.Args]:
         demo_steps=args.menu_demo_steps,
         seed=seed,
     )
-    return {"outcome": config, "process": dataclasses.replace(config, wrapper=PROCESS_WRAPPER)}
+    process = dataclasses.replace(config, wrapper=PROCESS_WRAPPER)
+    return {
+        "outcome": config,
+        "process": process,
+        "process_capped": dataclasses.replace(process, wrapper_kw=[f"max_calls={args.menu_process_cap}"]),
+    }
 
 
 def evaluate(kw: list[str], env_id: str, play: Any, *, tasks: int, samples: int) -> dict[str, list[float]]:
@@ -130,7 +140,6 @@ def transfer_channels(args: Args) -> list[str]:
 def train_and_score(args: Args, config: menu.Args) -> tuple[list[dict[str, float]], dict[str, Any]]:
     """One (seed, arm) run: its learning curve and its held-out scores (a `train_arms` job)."""
     rows: list[dict[str, float]] = []
-    process = config.wrapper == PROCESS_WRAPPER
 
     def on_step(step: int, metrics: dict[str, float], trajs: list[Trajectory]) -> None:
         shares = sm.group_shares(trajs, config.group_size)
@@ -138,7 +147,7 @@ def train_and_score(args: Args, config: menu.Args) -> tuple[list[dict[str, float
             {
                 "step": float(step),
                 **metrics,
-                "nonzero_variance_share": shares.process if process else shares.outcome,
+                "nonzero_variance_share": sm.return_share(trajs, config.group_size),
                 "outcome_variance_share": shares.outcome,
                 "process_variance_share": shares.process,
                 **{f"train_{k}": v for k, v in sm.mean_measures(trajs).items()},
@@ -155,7 +164,7 @@ def run(args: Args) -> dict[str, Any]:
     warm = menu.warm_policy(arm_configs(args, 0)["outcome"])
     base = scores(args, warm, 0)
     held: dict[str, list[dict[str, list[float]]]] = {"base": [base["simulated"]] * args.seeds}
-    curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in TRAINED_ARMS}
+    curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in ARMS}
     channels = transfer_channels(args)
     transfer: dict[str, dict[str, dict[str, list[float]]]] = {c: {"base": base[c]} for c in channels}
     first = {"base": base["simulated"]["success"][: args.transfer_tasks]}
@@ -213,8 +222,11 @@ def describe(summary: dict[str, Any]) -> str:
         "balance, payment-method questions, cancellations, payment changes, returns, refusals and "
         "transfers; exchanges, item and address edits and sums are beyond its arguments (a ceiling below "
         "the demonstrator's, the same for both arms). Arms: outcome-only GRPO vs the same with "
-        "`ProcessReward` (+0.1 per step whose tool call executed); same warm start, seeds, tasks and "
-        f"sampling. Budget: {run['seeds']} seeds × {run['menu_steps']} steps × "
+        "`ProcessReward` (+0.1 per step whose tool call executed), and an ablation of ours, "
+        f"`process_capped`: the same reward crediting at most {run['menu_process_cap']} successful calls per "
+        "episode (`ProcessReward(max_calls=...)`; inferred: the calls a task of the menu's kinds needs); "
+        "same warm start, seeds, tasks and sampling. "
+        f"Budget: {run['seeds']} seeds × {run['menu_steps']} steps × "
         f"{run['menu_tasks_per_step']} tasks × {run['menu_group_size']} rollouts, lr {run['menu_lr']:g}; "
         f"held-out {run['eval_tasks']} test tasks × {run['menu_eval_samples']} sampled episode(s); transfer "
         f"{run['transfer_tasks']} tasks × 1 episode"

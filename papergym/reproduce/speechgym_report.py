@@ -24,6 +24,8 @@ PAPER = {
 }
 """SpeechGym's numbers (envs.md §2.1, third-party digests of the paper): groups with gradient, the two
 behaviours' rates before and after training, and the voice-benchmark transfer."""
+LABELS = {"outcome": "outcome-only GRPO", "process": "GRPO + process reward"}
+"""The plot's names of the arms (another arm is named by its key)."""
 
 
 def _matrix(scores: list[dict[str, list[float]]], key: str) -> np.ndarray:
@@ -40,30 +42,39 @@ def _steps_matrix(curves: dict[int, list[dict[str, float]]], key: str) -> np.nda
 def summarise(
     scores: dict[str, list[dict[str, list[float]]]], curves: dict[str, dict[int, list[dict[str, float]]]]
 ) -> dict[str, Any]:
-    """Variance shares per arm, held-out behaviours per arm, and the process − outcome differences."""
+    """Variance shares per trained arm (those of ``curves``), held-out behaviours per arm (those of
+    ``scores``), the process − outcome differences and, for any further arm (an ablation), its own
+    differences to outcome-only GRPO."""
     shares = {
         arm: {
             key: report.stratified_bootstrap(_steps_matrix(curves[arm], key))
             for key in ("nonzero_variance_share", "outcome_variance_share", "process_variance_share")
         }
-        for arm in TRAINED_ARMS
+        for arm in curves
     }
     first_step = {
         key: float(np.mean(_steps_matrix(curves["outcome"], key)[:, 0]))
         for key in ("outcome_variance_share", "process_variance_share")
     }
     held_out = {
-        arm: {b: report.stratified_bootstrap(_matrix(scores[arm], b)) for b in BEHAVIOURS} for arm in ARMS
+        arm: {b: report.stratified_bootstrap(_matrix(scores[arm], b)) for b in BEHAVIOURS} for arm in scores
     }
-    differences: dict[str, dict[str, Any]] = {}
-    for key, sign in (("success", +1), ("unauthorized_writes", -1), ("dead_loops", -1)):
-        diff = report.paired_difference(_matrix(scores["process"], key), _matrix(scores["outcome"], key))
-        differences[key] = {"difference": diff, "direction": report.direction(diff, sign)}
+
+    def against_outcome(arm: str) -> dict[str, dict[str, Any]]:
+        out = {}
+        for key, sign in (("success", +1), ("unauthorized_writes", -1), ("dead_loops", -1)):
+            diff = report.paired_difference(_matrix(scores[arm], key), _matrix(scores["outcome"], key))
+            out[key] = {"difference": diff, "direction": report.direction(diff, sign)}
+        return out
+
+    differences = against_outcome("process")
+    ablations = {arm: against_outcome(arm) for arm in curves if arm not in TRAINED_ARMS}
     return {
         "variance_share": shares,
         "first_step_shares": first_step,
         "held_out": held_out,
         "differences": differences,
+        "ablations": ablations,
         "per_task": scores,
         "paper": PAPER,
     }
@@ -73,9 +84,11 @@ def plot(out: Path, curves: dict[str, dict[int, list[dict[str, float]]]]) -> Non
     """``variance_share.png``: the share of groups with nonzero variance of each arm's training reward per
     step (band: 95% interval over seeds)."""
     series = {}
-    for arm, label in (("outcome", "outcome-only GRPO"), ("process", "GRPO + process reward")):
+    for arm in curves:
         matrix = _steps_matrix(curves[arm], "nonzero_variance_share")
-        series[label] = {float(s): report.stratified_bootstrap(matrix[:, s]) for s in range(matrix.shape[1])}
+        series[LABELS.get(arm, arm)] = {
+            float(s): report.stratified_bootstrap(matrix[:, s]) for s in range(matrix.shape[1])
+        }
     report.plot_arms(
         out / "variance_share.png",
         series,
@@ -106,9 +119,9 @@ def section(
                 "trained reward": _pct(shares[arm]["nonzero_variance_share"]),
                 "outcome term alone": _pct(shares[arm]["outcome_variance_share"]),
                 "outcome + 0.1 per successful call": _pct(shares[arm]["process_variance_share"]),
-                "paper": f"{100 * PAPER['variance_share'][arm]:.1f}%",
+                "paper": f"{100 * PAPER['variance_share'][arm]:.1f}%" if arm in TRAINED_ARMS else "—",
             }
-            for arm in TRAINED_ARMS
+            for arm in shares
         ],
         ["arm", "trained reward", "outcome term alone", "outcome + 0.1 per successful call", "paper"],
     )
@@ -121,7 +134,7 @@ def section(
                 "dead loops / episode": _num(held[arm]["dead_loops"]),
                 "successful calls / episode": _num(_calls(summary, arm)),
             }
-            for arm in ARMS
+            for arm in held
         ]
         + [
             {
@@ -189,7 +202,7 @@ def reading(summary: dict[str, Any]) -> str:
     outcome_share = shares["outcome"]["nonzero_variance_share"]
     process_share = shares["process"]["nonzero_variance_share"]
     more = process_share.low > outcome_share.high
-    calls = {arm: _calls(summary, arm) for arm in ARMS}
+    calls = {arm: _calls(summary, arm) for arm in held}
     parts = []
     if process_share.high == 0 and all(c.high == 0 for c in calls.values()):
         parts.append(
@@ -219,4 +232,11 @@ def reading(summary: dict[str, Any]) -> str:
         f"{_num(diffs['dead_loops']['difference'])}: **{diffs['dead_loops']['direction']}** "
         "(paper: both fall).",
     ]
+    for arm, diffs_of_arm in summary.get("ablations", {}).items():
+        parts.append(
+            f"Ablation `{arm}` − outcome-only: success {_pct(diffs_of_arm['success']['difference'])}, "
+            f"unauthorized writes {_num(diffs_of_arm['unauthorized_writes']['difference'])}, dead loops "
+            f"{_num(diffs_of_arm['dead_loops']['difference'])}; successful calls per held-out episode "
+            f"{_num(_calls(summary, arm))} (outcome-only {_num(calls['outcome'])})."
+        )
     return " ".join(parts)

@@ -89,6 +89,7 @@ def test_menu_arms_differ_only_in_the_process_reward_wrapper(tmp_path: Path) -> 
     configs = speechgym_menu.arm_configs(_args(tmp_path, menu_steps=5), seed=2)
     driver.check_arms(configs, speechgym_menu.REFERENCE, speechgym_menu.MECHANISM)
     assert configs["outcome"].wrapper is None and configs["process"].wrapper == "process_reward"
+    assert configs["process_capped"].wrapper_kw == ["max_calls=4"] and not configs["process"].wrapper_kw
     assert "obs_mode=chat" in configs["outcome"].env_kw and {c.steps for c in configs.values()} == {5}
     for change in ({"lr": 0.3}, {"demos": 7}, {"env_kw": ["channel=text", "obs_mode=chat"]}):
         changed = {**configs, "process": dataclasses.replace(configs["process"], **change)}
@@ -117,14 +118,19 @@ def test_menu_smoke_run_writes_its_own_section(tmp_path: Path, monkeypatch: pyte
     summary = record["summary"]
     assert summary["setting"]["policy"] == "menu" and summary["setting"]["skipped_channels"] == ["audio"]
     assert list(summary["transfer"]) == ["text"]  # the menu reads text: no audio channel
-    assert set(summary["transfer"]["text"]) == {"base", "outcome, seed 0", "process, seed 0"}
-    assert set(summary["held_out"]) == set(speechgym.ARMS) and len(summary["demonstrator"]["success"]) == 2
+    assert set(summary["transfer"]["text"]) == {"base", *(f"{arm}, seed 0" for arm in speechgym_menu.ARMS)}
+    assert (
+        set(summary["held_out"]) == {"base", *speechgym_menu.ARMS}
+        and len(summary["demonstrator"]["success"]) == 2
+    )
+    assert set(record["curves"]) == {"outcome", "process", "process_capped"}
     for arm, trained in (("outcome", "outcome_variance_share"), ("process", "process_variance_share")):
         for row in (r for rows in record["curves"][arm].values() for r in rows):
-            assert row["nonzero_variance_share"] == row[trained]
+            assert row["nonzero_variance_share"] == row[trained]  # the return's share: the reward trained on
+    assert set(summary["ablations"]) == {"process_capped"}
     text = readme.read_text()
     assert "<!-- reproduce:speechgym-menu:begin -->" in text and "--policy menu" in text
-    assert "not on audio" in text
+    assert "not on audio" in text and "| process_capped |" in text and "Ablation `process_capped`" in text
     with pytest.raises(SystemExit, match="written by its run"):
         cli(["reproduce", "speechgym", "--render", str(out / "results.json")])
 
