@@ -4,6 +4,7 @@ check every driver's ``--model DIR`` test starts from."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,20 @@ import pytest
 
 from papergym.cli import main as cli
 from papergym.reproduce import driver
+
+
+def _answering(session_dir: Path, env_id: str, steps: int) -> Path:
+    """The answering checkpoint of (``env_id``, ``steps``), built once per test session (it is the same
+    bytes every time: the builder is seeded) under the session's temporary directory."""
+    from tests.baselines.answering import answering_checkpoint
+
+    path = session_dir / "answering-checkpoints" / f"{env_id.replace('/', '_')}-{steps}"
+    done = path.with_suffix(".built")  # written last: a build cut short is built again
+    if not done.exists():
+        shutil.rmtree(path, ignore_errors=True)
+        answering_checkpoint(path, env_id=env_id, steps=steps)
+        done.touch()
+    return path
 
 
 def run_on_a_model_dir(
@@ -24,9 +39,8 @@ def run_on_a_model_dir(
     """Run the reproduction ``name`` on a checkpoint fine-tuned on ``env_id`` for ``answer_steps`` steps;
     assert no warm start was trained and the record names the checkpoint. Returns the run directory, its
     results.json record and the checkpoint."""
-    from tests.baselines.answering import answering_checkpoint
-
-    model = answering_checkpoint(tmp_path / "model", env_id=env_id, steps=answer_steps)
+    model = tmp_path / "model"
+    shutil.copytree(_answering(tmp_path.parent, env_id, answer_steps), model)
 
     def no_sft(*args: object, **kwargs: object) -> None:
         raise AssertionError("--model DIR must not be SFT-warmed")

@@ -155,6 +155,7 @@ def test_smoke_run_writes_results_png_and_readme_section(tmp_path: Path) -> None
     assert "![AWM learning curves](awm_curves.png)" in text
 
 
+@pytest.mark.slow  # the same warm_base -> GRPO path as ttpo's --model test, which runs in `make test`
 def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
     out, record, _ = run_on_a_model_dir("awm", tmp_path, monkeypatch)
     assert (

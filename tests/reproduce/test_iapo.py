@@ -121,6 +121,7 @@ def test_smoke_run_writes_results_curve_table_and_readme_section(tmp_path: Path)
     assert (out / "table.md").read_text() == table
 
 
+@pytest.mark.slow  # the same warm_base -> GRPO path as ttpo's --model test, which runs in `make test`
 def test_model_dir_is_used_as_the_base_without_sft(tmp_path: Path, monkeypatch) -> None:
     out, record, _ = run_on_a_model_dir("iapo", tmp_path, monkeypatch)
     assert record["summary"]["domains"]["telecom"]["final_step"] == 2

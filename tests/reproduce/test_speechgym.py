@@ -78,6 +78,7 @@ def test_smoke_run_trains_each_arm_on_its_reward_and_writes_the_report(
     assert (out / "table.md").read_text() == table
 
 
+@pytest.mark.slow  # the same warm_base -> GRPO path as ttpo's --model test, which runs in `make test`
 def test_model_dir_is_the_base_without_sft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(speechgym.SMOKE, "transfer_channels", ["text"])  # speech is the smoke test's part
     out, record, _ = run_on_a_model_dir("speechgym", tmp_path, monkeypatch)
