@@ -43,9 +43,14 @@ from typing import Any
 import numpy as np
 
 from papergym.baselines import grpo
-from papergym.baselines.losses import group_advantages
 from papergym.baselines.run import parse_kwargs
-from papergym.baselines.softmax_grpo import Sample, SoftmaxGRPOArgs, SoftmaxHeads, make_env
+from papergym.baselines.softmax_grpo import (
+    Sample,
+    SoftmaxGRPOArgs,
+    SoftmaxHeads,
+    decision_advantages,
+    make_env,
+)
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.trajectory import Step, Trajectory
@@ -287,28 +292,6 @@ class Args(SoftmaxGRPOArgs):
 
 
 StepCallback = Callable[[int, dict[str, float], HopperPolicy], None]
-
-
-def decision_advantages(
-    groups: Sequence[Sequence[Trajectory]],
-    rewards: Any,
-    steps_of: Sequence[Sequence[int]],
-    hook: Any,
-) -> list[list[float]]:
-    """One advantage per decision: the member's group-normalised advantage, or the hook's value at the
-    step the decision was made (``action_lengths`` are 1: a decision is one action)."""
-    adv = group_advantages(rewards)
-    out: list[list[float]] = []
-    for g, group in enumerate(groups):
-        for m, traj in enumerate(group):
-            a = float(adv[g, m])
-            per_step = (
-                [a] * len(traj.steps)
-                if hook is None
-                else list(hook(traj, a, action_lengths=[1] * len(traj.steps), group=group, batch=groups))
-            )
-            out.append([per_step[s] for s in steps_of[g * len(group) + m]])
-    return out
 
 
 def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:

@@ -44,11 +44,19 @@ import numpy as np
 
 from papergym.baselines import grpo
 from papergym.baselines.losses import group_advantages
-from papergym.baselines.softmax_grpo import Sample, SoftmaxGRPOArgs, SoftmaxHeads, make_env
+from papergym.baselines.run import parse_kwargs
+from papergym.baselines.softmax_grpo import (
+    Sample,
+    SoftmaxGRPOArgs,
+    SoftmaxHeads,
+    decision_advantages,
+    make_env,
+)
 from papergym.core import info_keys as K
 from papergym.core.errors import require
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.core.trajectory import Step, Trajectory
+from papergym.credit import ADVANTAGE_HOOKS, resolve
 from papergym.envs.service.user import STOP
 from papergym.envs.voice.hearing_oracle import understood
 
@@ -353,19 +361,23 @@ class MenuPolicy:
 
 def play(
     env: Any, policy: MenuPolicy, rng: np.random.Generator, *, seed: int, options: Mapping[str, Any]
-) -> tuple[Trajectory, Sample]:
-    """One episode (a chat-observation env): its trajectory and the decisions drawn."""
+) -> tuple[Trajectory, Sample, list[int]]:
+    """One episode (a chat-observation env): its trajectory, the decisions drawn (`Sample`) and the step
+    index of each decision."""
     observation, info = env.reset(seed=seed, options=dict(options))
     traj = Trajectory(str(info.get(K.TASK_ID, seed)), seed, reset_info=info)
     sample = Sample("")
+    steps_of: list[int] = []
     while True:
+        before = len(sample.decisions)
         action = policy.act(Reading.of(_messages(observation)), rng, sample.decisions)
+        steps_of += [len(traj.steps)] * (len(sample.decisions) - before)
         new, reward, terminated, truncated, info = env.step(action)
         traj.steps.append(Step(observation, action, float(reward), info))
         observation = new
         if terminated or truncated:
             traj.success, traj.terminated, traj.truncated = bool(info.get("success")), terminated, truncated
-            return traj, sample
+            return traj, sample, steps_of
 
 
 def _messages(observation: Any) -> Sequence[Mapping[str, Any]]:
@@ -436,10 +448,12 @@ def decisions_of(reading: Reading, choice: Mapping[str, int]) -> list[tuple[str,
 
 
 def demonstrations(env: Any, episodes: int, *, seed: int) -> list[Sample]:
-    """``episodes`` `HearingOracle` episodes on training tasks, as the menu's decisions (one `Sample` per
-    episode; turns the menu cannot say are left out)."""
+    """``episodes`` demonstrations on training tasks (`HearingOracle` on a speech channel, the env's
+    oracle on the text-only ``ServiceAgent-v0``), as the menu's decisions (one `Sample` per episode; turns
+    the menu cannot say are left out)."""
     from papergym.envs.voice.hearing_oracle import HearingOracle
 
+    heard = hasattr(env.unwrapped, "heard")  # a speech channel: the oracle fills values as heard
     oracle = HearingOracle()
     rng = np.random.default_rng(seed)
     samples = []
@@ -450,7 +464,7 @@ def demonstrations(env: Any, episodes: int, *, seed: int) -> list[Sample]:
         turns: list[tuple[Reading, str]] = []
         done = False
         while not done:
-            action = oracle(observation, info)
+            action = oracle(observation, info) if heard else env.unwrapped.oracle_action()
             turns.append((Reading.of(_messages(observation)), action))
             observation, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
@@ -481,6 +495,11 @@ class Args(SoftmaxGRPOArgs):
     """A wrapper of the training envs (a `papergym.wrappers.WRAPPERS` name, e.g. ``process_reward``)."""
     wrapper_kw: list[str] = field(default_factory=list)
     """The wrapper's kwargs as key=value (e.g. ``max_calls=4`` for ``process_reward``)."""
+    advantage_hook: str | None = None
+    """An `AdvantageHook` name of `papergym.credit.ADVANTAGE_HOOKS` (IAPO: ``influence``), applied per turn;
+    None: one advantage per episode (flat credit)."""
+    advantage_hook_kw: list[str] = field(default_factory=list)
+    """The hook's kwargs as key=value (e.g. ``noise=0.2`` for ``influence``)."""
     demos: int = 16
     """HearingOracle episodes of the warm start (inferred; sets how rarely the base succeeds)."""
     demo_steps: int = 50
@@ -511,9 +530,13 @@ def warm_policy(args: Args) -> MenuPolicy:
 def train(args: Args, *, on_step: StepCallback | None = None) -> MenuPolicy:
     """The warm start, then GRPO on ``args.env`` (wrapped in ``args.wrapper``): every step,
     ``tasks_per_step`` train-split tasks, ``group_size`` episodes each, rewards the episodes' returns,
-    advantages group-normalised. ``on_step(step, metrics, trajectories)`` gets the step's mean return,
-    success and loss and its episodes."""
+    advantages group-normalised (and passed through ``advantage_hook``, per turn, when one is named).
+    ``on_step(step, metrics, trajectories)`` gets the step's mean return, success and loss and its
+    episodes."""
     require("torch", "llm")  # a clear error before any episode is played
+    if args.advantage_hook_kw and args.advantage_hook is None:
+        raise ValueError("advantage_hook_kw configures advantage_hook: name the hook")
+    hook = resolve(args.advantage_hook, ADVANTAGE_HOOKS, **parse_kwargs(args.advantage_hook_kw))
     policy = warm_policy(args)
     env = make_env(args.env, args.env_kw, args.wrapper, args.wrapper_kw)
     rng = np.random.default_rng(args.seed)
@@ -521,13 +544,20 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> MenuPolicy:
         for step in range(args.steps):
             groups: list[list[Trajectory]] = []
             samples: list[Sample] = []
+            steps_of: list[list[int]] = []
             for task_seed in rng.integers(0, 2**31 - 1, size=args.tasks_per_step):
                 groups.append([])
                 for _ in range(args.group_size):
-                    traj, sample = play(env, policy, rng, seed=int(task_seed), options=TRAIN_OPTIONS)
+                    traj, sample, at = play(env, policy, rng, seed=int(task_seed), options=TRAIN_OPTIONS)
                     groups[-1].append(traj)
                     samples.append(sample)
-            advantages = group_advantages(grpo.group_rewards(groups, None)).flatten().tolist()
+                    steps_of.append(at)
+            rewards = grpo.group_rewards(groups, None)
+            advantages = (
+                group_advantages(rewards).flatten().tolist()
+                if hook is None
+                else decision_advantages(groups, rewards, steps_of, hook)
+            )
             loss = policy.heads.update(samples, advantages)
             if on_step is not None:
                 trajs = [t for g in groups for t in g]

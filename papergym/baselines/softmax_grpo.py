@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from papergym.baselines.losses import clipped_policy_loss
+from papergym.baselines.losses import clipped_policy_loss, group_advantages
 from papergym.baselines.run import make_envs, parse_kwargs
 from papergym.core.errors import require
+from papergym.core.trajectory import Trajectory
 from papergym.credit import resolve
 
 if TYPE_CHECKING:  # torch is imported where it is used, so importing this module stays light
@@ -185,3 +186,25 @@ def make_env(
         raise ValueError("wrapper_kw configures a wrapper: name the wrapper")
     (env,) = make_envs(env_id, parse_kwargs(list(env_kw)), 1)
     return env if wrapper is None else resolve(wrapper, WRAPPERS, env=env, **parse_kwargs(list(wrapper_kw)))
+
+
+def decision_advantages(
+    groups: Sequence[Sequence[Trajectory]],
+    rewards: Any,
+    steps_of: Sequence[Sequence[int]],
+    hook: Any,
+) -> list[list[float]]:
+    """One advantage per decision: the member's group-normalised advantage, or the hook's value at the
+    step the decision was made (``action_lengths`` are 1: a decision is one action)."""
+    adv = group_advantages(rewards)
+    out: list[list[float]] = []
+    for g, group in enumerate(groups):
+        for m, traj in enumerate(group):
+            a = float(adv[g, m])
+            per_step = (
+                [a] * len(traj.steps)
+                if hook is None
+                else list(hook(traj, a, action_lengths=[1] * len(traj.steps), group=group, batch=groups))
+            )
+            out.append([per_step[s] for s in steps_of[g * len(group) + m]])
+    return out

@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("bm25s")
 
 from papergym.baselines import search_hopper as hop
-from papergym.baselines.softmax_grpo import Sample, SoftmaxHeads
+from papergym.baselines.softmax_grpo import Sample, SoftmaxHeads, decision_advantages
 from papergym.core.trajectory import Step, Trajectory
 from papergym.credit.feedback import FeedbackAdvantageShaping
 from papergym.envs.search.formats import search_action
@@ -95,8 +95,8 @@ def test_decision_advantages_follow_the_shaping_hook() -> None:
     group = [_traj(1, True), _traj(None, False)]  # the requester succeeded: gap +1
     rewards = torch.tensor([[1.0, 0.0]])
     steps_of = [[0, 0, 1, 2], [0, 1, 2]]
-    plain = hop.decision_advantages([group], rewards, steps_of, None)
-    shaped = hop.decision_advantages([group], rewards, steps_of, FeedbackAdvantageShaping())
+    plain = decision_advantages([group], rewards, steps_of, None)
+    shaped = decision_advantages([group], rewards, steps_of, FeedbackAdvantageShaping())
     a = plain[0][0]
     assert a > 0 and plain[0] == [a] * 4 and plain[1] == [-a] * 3
     shift = 0.5 * 0.5  # lambda x clip(gap, 0, 0.5)

@@ -123,7 +123,9 @@ def test_same_seed_same_episode_and_the_policy_reads_only_observations(env) -> N
     policy = menu.MenuPolicy()
     runs = []
     for _ in range(2):
-        traj, sample = menu.play(env, policy, np.random.default_rng(5), seed=11, options=menu.TRAIN_OPTIONS)
+        traj, sample, _ = menu.play(
+            env, policy, np.random.default_rng(5), seed=11, options=menu.TRAIN_OPTIONS
+        )
         runs.append(([s.action for s in traj.steps], sample.decisions))
     assert runs[0] == runs[1] and runs[0][1]
     with pytest.raises(ValueError, match="obs_mode='chat'"):
@@ -161,3 +163,33 @@ def test_grpo_trains_on_the_reward_of_its_env(env) -> None:
         seen[str(wrapper)] = bonus
     assert all(r == 0 for r in seen["None"])  # the outcome alone
     assert any(r > 0 for r in seen["process_reward"])  # + 0.1 per successful call
+
+
+def test_an_identity_hook_trains_as_flat_credit_and_influence_credit_differs() -> None:
+    import torch
+
+    args = dataclasses.replace(
+        ARGS,
+        env="papergym/ServiceAgent-v0",
+        env_kw=["domain=retail", "obs_mode=chat", "format_penalty=0"],
+        steps=2,
+        tasks_per_step=8,
+        group_size=4,
+        demos=40,  # a base that succeeds in ~1 of 7 text-channel episodes: some of 16 groups vary
+    )
+    warm = menu.warm_policy(args).heads.logits
+    flat = menu.train(args).heads.logits
+    same = menu.train(dataclasses.replace(args, advantage_hook=f"{__name__}:IdentityHook")).heads.logits
+    iapo = menu.train(dataclasses.replace(args, advantage_hook="influence")).heads.logits
+    assert any(not torch.equal(flat[h], warm[h]) for h in flat)  # some group varied: GRPO moved
+    assert all(torch.allclose(flat[h], same[h], atol=1e-6) for h in flat)  # per-turn form, same loss
+    assert any(not torch.allclose(flat[h], iapo[h], atol=1e-6) for h in flat)
+    with pytest.raises(ValueError, match="name the hook"):
+        menu.train(dataclasses.replace(args, advantage_hook_kw=["noise=0.2"]))
+
+
+class IdentityHook:
+    """Every turn gets its episode's advantage (flat credit, in the per-turn form)."""
+
+    def __call__(self, traj, advantage, *, action_lengths, group=None, batch=None):
+        return [advantage] * len(action_lengths)
