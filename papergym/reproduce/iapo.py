@@ -42,7 +42,7 @@ import numpy as np
 
 from papergym.baselines import grpo
 from papergym.baselines.run import read_metrics, set_threads
-from papergym.reproduce import report
+from papergym.reproduce import iapo_menu, report
 from papergym.reproduce.driver import (
     SMOKE_WARM_START,
     WarmStartArgs,
@@ -127,6 +127,25 @@ class Args(WarmStartArgs):
     """SFT optimizer steps."""
     sft_batch: int = 8
     """SFT batch size (whole episodes of ~1.4k tokens)."""
+    policy: str = "lm"
+    """``lm``: the tiny LM (or ``--model DIR``) as above; ``menu``: the learned non-LM menu policy of
+    `papergym.baselines.service_menu` on retail (`papergym.reproduce.iapo_menu`), with the ``menu_*``
+    fields, ``seeds``, ``eval_tasks``, ``max_turns``, ``noise``, ``env_kw`` and ``workers``. Its README
+    section is ``iapo-menu``."""
+    menu_steps: int = 60
+    """GRPO steps per arm of the menu policy."""
+    menu_tasks_per_step: int = 8
+    """Tasks per menu GRPO step."""
+    menu_group_size: int = 8
+    """Rollouts per task of the menu policy."""
+    menu_lr: float = 0.1
+    """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
+    menu_demos: int = 40
+    """Oracle episodes of the menu's behaviour-cloning warm start (inferred, as speechgym's menu path)."""
+    menu_demo_steps: int = 200
+    """Behaviour-cloning steps on them."""
+    menu_eval_samples: int = 4
+    """Sampled episodes per held-out task of the menu's evaluation."""
     resume: bool = False
     """Continue every arm from its newest checkpoint under ``out`` (`papergym.baselines.grpo`'s resume:
     arms checkpoint every ``eval_every`` steps, so a finished run goes on to a larger ``--steps`` or more
@@ -144,6 +163,12 @@ SMOKE: dict[str, Any] = {
     "eval_tasks": 2,
     "eval_samples": 1,
     "sft_episodes": 2,
+    "menu_steps": 2,
+    "menu_tasks_per_step": 2,
+    "menu_group_size": 2,
+    "menu_demos": 2,
+    "menu_demo_steps": 2,
+    "menu_eval_samples": 1,
 }
 """``--smoke``: the same code path on a minimal budget."""
 
@@ -222,6 +247,14 @@ def _evaluate(args: Args, domain: str, model: str) -> list[TaskSamples]:
 
 def run(args: Args) -> dict[str, Any]:
     """Train every arm on every domain and seed, score the curves and write the report."""
+    if args.policy == "menu":
+        if args.model != "tiny":
+            raise ValueError(
+                "--policy menu trains the menu policy from its own warm start; it takes no --model"
+            )
+        return iapo_menu.run(args)
+    if args.policy != "lm":
+        raise ValueError(f"--policy must be 'lm' or 'menu', got {args.policy!r}")
     set_threads(args.threads)
     out = Path(args.out)
     scored: dict[str, Any] = {}
@@ -414,6 +447,8 @@ def _opt(value: report.Interval | None) -> str:
 def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section: per domain the final success, gap and function-call success of
     each arm beside the paper's, the curve points, and a plain reading."""
+    if summary.get("setting", {}).get("policy") == "menu":
+        raise ValueError("a --policy menu run's section is written by its run (iapo_menu.section)")
     parts = ["### IAPO: flat vs influence credit (`papergym reproduce iapo`)"]
     if "setting" in summary:
         parts.append(describe(summary["setting"], list(summary["domains"])))

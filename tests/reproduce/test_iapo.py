@@ -14,7 +14,7 @@ pytest.importorskip("tyro")
 
 from papergym.cli import main as cli
 from papergym.core.trajectory import Step, Trajectory
-from papergym.reproduce import driver, iapo
+from papergym.reproduce import driver, iapo, iapo_menu
 from papergym.reproduce.evaluation import TaskSamples, tool_calls
 from tests.reproduce.model_dir import run_on_a_model_dir
 
@@ -153,3 +153,45 @@ def test_resume_extends_a_finished_run_to_the_unbroken_runs_results(
     assert set(whole["summary"]["domains"]["telecom"]["curve"]["iapo"]) == {"0", "1", "2", "3"}
     assert extended["summary"] == whole["summary"]
     assert extended["curves"] == whole["curves"]
+
+
+def test_menu_arms_differ_only_in_the_advantage_hook(tmp_path: Path) -> None:
+    configs = iapo_menu.arm_configs(_args(tmp_path, menu_steps=7, noise=0.3), seed=1)
+    driver.check_arms(configs, iapo_menu.REFERENCE, iapo_menu.MECHANISM)
+    assert configs["grpo"].advantage_hook is None and configs["iapo"].advantage_hook == "influence"
+    assert configs["iapo_noisy"].advantage_hook_kw == ["noise=0.3"] and not configs["iapo"].advantage_hook_kw
+    assert {"domain=retail", "obs_mode=chat", "format_penalty=0"} <= set(configs["grpo"].env_kw)
+    for change in ({"lr": 0.3}, {"demos": 3}, {"group_size": 16}):
+        changed = {**configs, "iapo": dataclasses.replace(configs["iapo"], **change)}
+        with pytest.raises(AssertionError, match="differs from"):
+            driver.check_arms(changed, iapo_menu.REFERENCE, iapo_menu.MECHANISM)
+
+
+def test_menu_measures_count_calls_from_structured_flags() -> None:
+    infos = [{"tool_calls": [{"name": "a", "ok": True}]}, {"tool_calls": [{"name": "b", "ok": False}]}, {}]
+    traj = Trajectory("t", 0, [Step("", "x", 0.0, info) for info in infos], success=True)
+    assert iapo_menu.episode_measures(traj) == {"success": 1.0, "calls": 2.0, "calls_ok": 1.0}
+
+
+def test_menu_smoke_run_writes_its_own_section(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n")
+    out = tmp_path / "menu"
+    argv = ["reproduce", "iapo", "--smoke", "--policy", "menu", "--out", str(out), "--write", str(readme)]
+    assert cli(argv) == 0
+    record = json.loads((out / "results.json").read_text())
+    summary = record["summary"]
+    assert set(record["curves"]) == set(iapo_menu.ARMS) and summary["setting"]["policy"] == "menu"
+    assert set(summary["success"]) == {"base", *iapo_menu.ARMS} and set(summary["gaps"]) == {
+        "iapo",
+        "iapo_noisy",
+    }
+    assert (out / "training_success.png").stat().st_size > 0
+    text = readme.read_text()
+    assert "<!-- reproduce:iapo-menu:begin -->" in text and "| iapo − grpo, held-out success |" in text
+    with pytest.raises(SystemExit, match="written by its run"):
+        cli(["reproduce", "iapo", "--render", str(out / "results.json")])
+    with pytest.raises(ValueError, match="takes no --model"):
+        iapo.run(_args(tmp_path, policy="menu", model="some/dir"))
+    with pytest.raises(ValueError, match="'lm' or 'menu'"):
+        iapo.run(_args(tmp_path, policy="hopper"))
