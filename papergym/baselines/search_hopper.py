@@ -50,6 +50,7 @@ from papergym.baselines.softmax_grpo import (
     SoftmaxHeads,
     decision_advantages,
     make_env,
+    sample_groups,
 )
 from papergym.core import info_keys as K
 from papergym.core.errors import require
@@ -309,16 +310,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
     rng = np.random.default_rng(args.seed)
     try:
         for step in range(args.steps):
-            groups: list[list[Trajectory]] = []
-            samples: list[Sample] = []
-            steps_of: list[list[int]] = []
-            for task_seed in rng.integers(0, 2**31 - 1, size=args.tasks_per_step):
-                groups.append([])
-                for _ in range(args.group_size):
-                    traj, sample, at = play(env, policy, rng, seed=int(task_seed), options=TRAIN_OPTIONS)
-                    groups[-1].append(traj)
-                    samples.append(sample)
-                    steps_of.append(at)
+            groups, samples, steps_of = sample_groups(env, policy, play, rng, args, TRAIN_OPTIONS)
             rewards = grpo.group_rewards(groups, reward_fn)
             loss = policy.heads.update(samples, decision_advantages(groups, rewards, steps_of, hook))
             if on_step is not None:

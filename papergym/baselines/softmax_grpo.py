@@ -9,7 +9,7 @@ plays. The J-Zero policies (`papergym.baselines.jzero_policies`) use the heads d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -208,3 +208,31 @@ def decision_advantages(
             )
             out.append([per_step[s] for s in steps_of[g * len(group) + m]])
     return out
+
+
+PlayFn = Callable[..., "tuple[Trajectory, Sample, list[int]]"]
+"""``play(env, policy, rng, *, seed, options)``: one episode, its decisions and each decision's step."""
+
+
+def sample_groups(
+    env: Any,
+    policy: Any,
+    play: PlayFn,
+    rng: np.random.Generator,
+    args: SoftmaxGRPOArgs,
+    options: Mapping[str, Any],
+) -> tuple[list[list[Trajectory]], list[Sample], list[list[int]]]:
+    """One GRPO step's episodes: ``args.tasks_per_step`` task seeds drawn from ``rng``, ``args.group_size``
+    episodes of each (``play``, with reset ``options``), as the groups of trajectories, every episode's
+    `Sample` and its decisions' steps (flat, in group order)."""
+    groups: list[list[Trajectory]] = []
+    samples: list[Sample] = []
+    steps_of: list[list[int]] = []
+    for task_seed in rng.integers(0, 2**31 - 1, size=args.tasks_per_step):
+        groups.append([])
+        for _ in range(args.group_size):
+            traj, sample, at = play(env, policy, rng, seed=int(task_seed), options=options)
+            groups[-1].append(traj)
+            samples.append(sample)
+            steps_of.append(at)
+    return groups, samples, steps_of

@@ -53,6 +53,7 @@ from papergym.reproduce.driver import (
     warm_base,
 )
 from papergym.reproduce.evaluation import TaskSamples, cached_scores, pass_at_k_matrix
+from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ PAPER_FUNCTION_CALLS = {"grpo": 0.3904, "iapo": 0.3936}
 
 
 @dataclass
-class Args(WarmStartArgs):
+class Args(WarmStartArgs, MenuRunArgs):
     """GRPO with flat vs influence credit on ServiceAgent-v0 (envs.md §4); the setting is the module
     docstring's. ``env_kw`` holds extra kwargs for every domain (domain, prompt and max_steps are set
     from ``domains``, ``prompt`` and ``max_turns``)."""
@@ -132,20 +133,6 @@ class Args(WarmStartArgs):
     `papergym.baselines.service_menu` on retail (`papergym.reproduce.iapo_menu`), with the ``menu_*``
     fields, ``seeds``, ``eval_tasks``, ``max_turns``, ``noise``, ``env_kw`` and ``workers``. Its README
     section is ``iapo-menu``."""
-    menu_steps: int = 60
-    """GRPO steps per arm of the menu policy."""
-    menu_tasks_per_step: int = 8
-    """Tasks per menu GRPO step."""
-    menu_group_size: int = 8
-    """Rollouts per task of the menu policy."""
-    menu_lr: float = 0.1
-    """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
-    menu_demos: int = 40
-    """Oracle episodes of the menu's behaviour-cloning warm start (inferred, as speechgym's menu path)."""
-    menu_demo_steps: int = 200
-    """Behaviour-cloning steps on them."""
-    menu_eval_samples: int = 4
-    """Sampled episodes per held-out task of the menu's evaluation."""
     resume: bool = False
     """Continue every arm from its newest checkpoint under ``out`` (`papergym.baselines.grpo`'s resume:
     arms checkpoint every ``eval_every`` steps, so a finished run goes on to a larger ``--steps`` or more
@@ -163,12 +150,7 @@ SMOKE: dict[str, Any] = {
     "eval_tasks": 2,
     "eval_samples": 1,
     "sft_episodes": 2,
-    "menu_steps": 2,
-    "menu_tasks_per_step": 2,
-    "menu_group_size": 2,
-    "menu_demos": 2,
-    "menu_demo_steps": 2,
-    "menu_eval_samples": 1,
+    **MENU_SMOKE,
 }
 """``--smoke``: the same code path on a minimal budget."""
 

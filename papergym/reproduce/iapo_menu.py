@@ -66,17 +66,7 @@ def env_kw(args: Args) -> list[str]:
 
 def arm_configs(args: Args, seed: int) -> dict[str, menu.Args]:
     """Each arm's menu GRPO config for one seed."""
-    config = menu.Args(
-        env=args.env,
-        env_kw=env_kw(args),
-        steps=args.menu_steps,
-        tasks_per_step=args.menu_tasks_per_step,
-        group_size=args.menu_group_size,
-        lr=args.menu_lr,
-        demos=args.menu_demos,
-        demo_steps=args.menu_demo_steps,
-        seed=seed,
-    )
+    config = args.menu_config(args.env, env_kw(args), seed)
     iapo = dataclasses.replace(config, advantage_hook="influence")
     return {
         "grpo": config,

@@ -56,6 +56,7 @@ from papergym.reproduce.driver import (
     train_arms,
     warm_base,
 )
+from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs
 from papergym.reproduce.speechgym_report import ARMS as ARMS  # re-exported: the arms of both paths
 from papergym.reproduce.speechgym_report import TRAINED_ARMS, plot, summarise
 from papergym.reproduce.speechgym_report import section as report_section
@@ -77,7 +78,7 @@ CURVE_KEYS = ("nonzero_variance_share", "reward", "success", "turns")
 
 
 @dataclass
-class Args(WarmStartArgs):
+class Args(WarmStartArgs, MenuRunArgs):
     """Outcome-only GRPO vs GRPO + process reward on VoiceService-v0's simulated channel."""
 
     env: str = "papergym/VoiceService-v0"
@@ -120,20 +121,6 @@ class Args(WarmStartArgs):
     ``menu_demos`` HearingOracle episodes, then both arms), with the ``menu_*`` fields, ``seeds``,
     ``eval_tasks``, ``transfer_tasks``, ``transfer_seeds`` and ``workers``. Its README section is
     ``speechgym-menu``."""
-    menu_steps: int = 60
-    """GRPO steps per arm of the menu policy."""
-    menu_tasks_per_step: int = 8
-    """Tasks per menu GRPO step."""
-    menu_group_size: int = 8
-    """Rollouts per task of the menu policy."""
-    menu_lr: float = 0.1
-    """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
-    menu_demos: int = 40
-    """HearingOracle episodes of the menu's behaviour-cloning warm start (inferred; see speechgym_menu)."""
-    menu_demo_steps: int = 200
-    """Behaviour-cloning steps on them."""
-    menu_eval_samples: int = 4
-    """Sampled episodes per held-out task of the menu's evaluation."""
     menu_process_cap: int = 4
     """The ``process_capped`` ablation arm of the menu path (ours, inferred): `ProcessReward` crediting at
     most this many successful calls per episode (the calls a task of the menu's kinds needs: find the
@@ -148,12 +135,7 @@ SMOKE: dict[str, Any] = {
     "transfer_tasks": 1,
     "transfer_channels": ["transcript"],
     "sft_episodes": 4,
-    "menu_steps": 2,
-    "menu_tasks_per_step": 2,
-    "menu_group_size": 2,
-    "menu_demos": 2,
-    "menu_demo_steps": 2,
-    "menu_eval_samples": 1,
+    **MENU_SMOKE,
 }
 """``--smoke``: the same code path on a minimal budget (one real-speech transfer episode per model)."""
 
