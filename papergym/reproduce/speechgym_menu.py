@@ -124,7 +124,8 @@ def scores(args: Args, policy: menu.MenuPolicy, seed: int) -> dict[str, Any]:
 
 
 def transfer_channels(args: Args) -> list[str]:
-    return [c for c in args.transfer_channels if c in TEXT_CHANNELS]
+    """The transfer channels the menu can read (none when no training seed is transferred)."""
+    return [c for c in args.transfer_channels if c in TEXT_CHANNELS] if args.transfer_seeds > 0 else []
 
 
 def train_and_score(args: Args, config: menu.Args) -> tuple[list[dict[str, float]], dict[str, Any]]:

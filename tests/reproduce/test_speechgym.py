@@ -141,3 +141,8 @@ def test_menu_refuses_a_model_and_unknown_policies_are_named(tmp_path: Path) -> 
         speechgym.run(_args(tmp_path, policy="menu", model="some/dir"))
     with pytest.raises(ValueError, match="'lm' or 'menu'"):
         speechgym.run(_args(tmp_path, policy="hopper"))
+
+
+def test_menu_run_without_transfer(tmp_path: Path) -> None:
+    summary = speechgym.run(_args(tmp_path / "run", policy="menu", transfer_seeds=0, seeds=1))
+    assert summary["transfer"] == {} and summary["held_out"]["outcome"]["success"].mean >= 0.0
