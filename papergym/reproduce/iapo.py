@@ -53,7 +53,7 @@ from papergym.reproduce.driver import (
     warm_base,
 )
 from papergym.reproduce.evaluation import TaskSamples, cached_scores, pass_at_k_matrix
-from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs
+from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs, menu_policy
 
 logger = logging.getLogger(__name__)
 
@@ -229,14 +229,8 @@ def _evaluate(args: Args, domain: str, model: str) -> list[TaskSamples]:
 
 def run(args: Args) -> dict[str, Any]:
     """Train every arm on every domain and seed, score the curves and write the report."""
-    if args.policy == "menu":
-        if args.model != "tiny":
-            raise ValueError(
-                "--policy menu trains the menu policy from its own warm start; it takes no --model"
-            )
+    if menu_policy(args):
         return iapo_menu.run(args)
-    if args.policy != "lm":
-        raise ValueError(f"--policy must be 'lm' or 'menu', got {args.policy!r}")
     set_threads(args.threads)
     out = Path(args.out)
     scored: dict[str, Any] = {}

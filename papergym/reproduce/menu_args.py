@@ -44,6 +44,21 @@ class MenuRunArgs:
         )
 
 
+def menu_policy(args: MenuRunArgs) -> bool:
+    """Whether a driver's ``args.policy`` names the menu path (``"menu"``; ``"lm"``: the LM path).
+
+    Raises:
+        ValueError: for another policy name, or ``--model DIR`` with the menu (it trains from its own
+            warm start).
+    """
+    policy, model = getattr(args, "policy", "lm"), getattr(args, "model", "tiny")
+    if policy not in ("lm", "menu"):
+        raise ValueError(f"--policy must be 'lm' or 'menu', got {policy!r}")
+    if policy == "menu" and model != "tiny":
+        raise ValueError("--policy menu trains the menu policy from its own warm start; it takes no --model")
+    return bool(policy == "menu")
+
+
 MENU_SMOKE = {
     "menu_steps": 2,
     "menu_tasks_per_step": 2,

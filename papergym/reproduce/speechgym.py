@@ -56,7 +56,7 @@ from papergym.reproduce.driver import (
     train_arms,
     warm_base,
 )
-from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs
+from papergym.reproduce.menu_args import MENU_SMOKE, MenuRunArgs, menu_policy
 from papergym.reproduce.speechgym_report import ARMS as ARMS  # re-exported: the arms of both paths
 from papergym.reproduce.speechgym_report import TRAINED_ARMS, plot, summarise
 from papergym.reproduce.speechgym_report import section as report_section
@@ -228,14 +228,8 @@ def train_and_score(args: Args, config: grpo.Args) -> tuple[list[dict[str, float
 
 def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them and write the report (see the module docstring)."""
-    if args.policy == "menu":
-        if args.model != "tiny":
-            raise ValueError(
-                "--policy menu trains the menu policy from its own warm start; it takes no --model"
-            )
+    if menu_policy(args):
         return speechgym_menu.run(args)
-    if args.policy != "lm":
-        raise ValueError(f"--policy must be 'lm' or 'menu', got {args.policy!r}")
     set_threads(args.threads)
     out = Path(args.out)
     base = warm_base(args)
