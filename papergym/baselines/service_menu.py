@@ -165,7 +165,7 @@ class Reading:
     @classmethod
     def of(cls, messages: Sequence[Mapping[str, Any]]) -> Reading:
         reading = cls()
-        pending: dict[str, Any] | None = None
+        pending: str | None = None  # the tool the last agent turn called, until its result
         for message in messages:
             role, text = message.get("role"), str(message.get("content", ""))
             if role == "user":
@@ -178,9 +178,9 @@ class Reading:
             elif role == "assistant":
                 reading.last_agent = text
                 calls = parse_tool_calls(text).calls
-                pending = {"name": calls[0].name} if calls else None
+                pending = calls[0].name if calls else None
             elif role == "tool" and pending is not None:
-                reading._take(pending["name"], text)
+                reading._take(pending, text)
                 pending = None
         return reading
 
@@ -244,9 +244,7 @@ class Reading:
             return _call(tool, summary=f"The user asks: {self.request}")
         if tool == "modify_pending_order_payment":
             return _call(tool, order_id=order_id, payment_method_id=self.payment_method(pay))
-        chosen = [
-            i for i in order.get("items", []) if items == "all" or i["name"].lower() in self.request.lower()
-        ]
+        chosen = [i for i in order.get("items", []) if items == "all" or _named(i, self.request)]
         return _call(
             tool,
             order_id=order_id,
