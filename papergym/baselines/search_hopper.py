@@ -80,8 +80,11 @@ HEADS: dict[str, tuple[int, int]] = {
     "act": (4, len(ACTS)),
     "query": (2, len(QUERY_SOURCES)),
     "answer": (QUESTION_BUCKETS, len(ANSWER_RULES)),
+    "hint": (QUESTION_BUCKETS * MAX_DEPTH, len(READS)),
 }
-"""The policy's softmax tables, ``name -> (rows, choices)``."""
+"""The policy's softmax tables, ``name -> (rows, choices)``. ``hint`` holds the critic role's rows
+(`papergym.baselines.hint_critic`: the policy's own parameters play the critic, as CAFE's one model plays
+both roles); the agent never draws from it."""
 TRAIN_OPTIONS = {"split": "train"}
 """The reset options of a training episode."""
 _QUESTION = re.compile(r"^Question: (.+)$", re.MULTILINE)
@@ -172,30 +175,16 @@ class HopperPolicy:
     def chains(
         self, reading: Reading, reads: dict[tuple[int, int], int], rng: np.random.Generator, decisions: list
     ) -> list[tuple[str | None, str | None]]:
-        """Per question name, ``(next query, last passage text)``: the query is None once the chain ended.
-        A ``read`` decision is drawn the first time a chain reaches a passage and kept in ``reads``."""
-        out: list[tuple[str | None, str | None]] = []
-        for i, name in enumerate(reading.names[:2]):
-            entity, qualifier, text = name, "", None
-            for depth in range(MAX_DEPTH + 1):
-                found = reading.passage_of(entity)
-                if found is None:
-                    out.append((f"{entity} {qualifier}".strip(), text))
-                    break
-                text = found
-                if depth == MAX_DEPTH:
-                    out.append((None, text))
-                    break
-                if (i, depth) not in reads:
-                    row = reading.bucket * MAX_DEPTH + depth
-                    reads[i, depth] = self.heads.draw("read", row, rng, decisions)
-                relation = READS[reads[i, depth]]
-                value = read_attribute(text, relation) if relation != "stop" else None
-                if value is None:
-                    out.append((None, text))
-                    break
-                entity, qualifier = value
-        return out
+        """`walk` with the ``read`` head: a decision is drawn the first time a chain reaches a passage and
+        kept in ``reads``."""
+
+        def choose(chain: int, depth: int) -> int:
+            if (chain, depth) not in reads:
+                row = reading.bucket * MAX_DEPTH + depth
+                reads[chain, depth] = self.heads.draw("read", row, rng, decisions)
+            return reads[chain, depth]
+
+        return walk(reading, choose)
 
     def act(
         self, reading: Reading, reads: dict[tuple[int, int], int], rng: np.random.Generator, decisions: list
@@ -224,6 +213,38 @@ class HopperPolicy:
             query = reading.queries[-1] if reading.queries else (reading.names or [reading.question])[0]
         reading.queries.append(query)
         return search_action([query])
+
+
+def walk(reading: Reading, choose: Callable[[int, int], int]) -> list[tuple[str | None, str | None]]:
+    """Per question name (two at most), ``(next query, last passage text)``: the chain starts at the name
+    and, at each passage found, follows the relation ``READS[choose(chain, depth)]`` (`read_attribute`
+    gives the next entity and its occupation, the query's qualifier); the query is None once the chain
+    ended (``stop``, no such relation in the passage, or `MAX_DEPTH` relations read).
+
+    >>> r = Reading(names=["Ana Bo"], passages={"Ana Bo": "Their father was Li Wu, a chemist."})
+    >>> r.order = ["Ana Bo"]
+    >>> walk(r, lambda chain, depth: READS.index("father"))[0][0]
+    'Li Wu chemist'
+    """
+    out: list[tuple[str | None, str | None]] = []
+    for i, name in enumerate(reading.names[:2]):
+        entity, qualifier, text = name, "", None
+        for depth in range(MAX_DEPTH + 1):
+            found = reading.passage_of(entity)
+            if found is None:
+                out.append((f"{entity} {qualifier}".strip(), text))
+                break
+            text = found
+            if depth == MAX_DEPTH:
+                out.append((None, text))
+                break
+            relation = READS[choose(i, depth)]
+            value = read_attribute(text, relation) if relation != "stop" else None
+            if value is None:
+                out.append((None, text))
+                break
+            entity, qualifier = value
+    return out
 
 
 def answer(rule: str, reading: Reading, last_passages: Sequence[str | None]) -> str | None:
@@ -290,29 +311,50 @@ class Args(SoftmaxGRPOArgs):
     """The group reward's constructor kwargs as ``key=value`` (e.g. ``gamma=0`` for ``feedback_request``)."""
     advantage_hook: str | None = None
     """An `AdvantageHook` name of `papergym.credit.ADVANTAGE_HOOKS` (CAFE: ``feedback_shaping``)."""
+    update_agent: bool = True
+    """Take the GRPO step on the agent's decisions (False: the agent stays as it starts; CAFE's
+    critic-only ablation, with ``after_step`` training the critic)."""
 
 
 StepCallback = Callable[[int, dict[str, float], HopperPolicy], None]
+GroupsCallback = Callable[[int, list[list[Trajectory]], HopperPolicy], dict[str, float]]
+"""``after_step(step, groups, policy)``: called after each step's update with its episodes; its metrics
+join the step's (CAFE's alternation runs the critic's RDPO update here)."""
 
 
-def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
+def train(
+    args: Args,
+    *,
+    on_step: StepCallback | None = None,
+    critic_of: Callable[[HopperPolicy], Any] | None = None,
+    after_step: GroupsCallback | None = None,
+    policy: HopperPolicy | None = None,
+) -> HopperPolicy:
     """GRPO on ``args.env``: every step, ``tasks_per_step`` train-split tasks, ``group_size`` episodes each;
     rewards from ``group_reward`` (or each episode's return), advantages group-normalised and passed through
-    ``advantage_hook``. ``on_step(step, metrics, policy)`` gets the step's mean env return, success, request
-    rate, the call-skip gap and the loss."""
+    ``advantage_hook``. ``critic_of(policy)``, when given, is the env's critic (else the env's own);
+    ``after_step`` runs after each update; ``policy`` (else a new one) is trained in place.
+    ``on_step(step, metrics, policy)`` gets the step's mean env
+    return, success, request rate, the call-skip gap, the loss and ``after_step``'s metrics."""
     require("torch", "llm")  # a clear error before any episode is played
-    env = make_env(args.env, args.env_kw)
     if args.group_reward_kw and args.group_reward is None:
         raise ValueError("group_reward_kw configures group_reward: name the group reward")
     reward_fn = resolve(args.group_reward, GROUP_REWARDS, **parse_kwargs(args.group_reward_kw))
     hook = resolve(args.advantage_hook, ADVANTAGE_HOOKS)
-    policy = HopperPolicy(lr=args.lr, epochs=args.epochs)
+    policy = policy if policy is not None else HopperPolicy(lr=args.lr, epochs=args.epochs)
+    objects = None if critic_of is None else {"critic": critic_of(policy)}
+    env = make_env(args.env, args.env_kw, objects=objects)
     rng = np.random.default_rng(args.seed)
     try:
         for step in range(args.steps):
             groups, samples, steps_of = sample_groups(env, policy, play, rng, args, TRAIN_OPTIONS)
             rewards = grpo.group_rewards(groups, reward_fn)
-            loss = policy.heads.update(samples, decision_advantages(groups, rewards, steps_of, hook))
+            loss = (
+                policy.heads.update(samples, decision_advantages(groups, rewards, steps_of, hook))
+                if args.update_agent
+                else 0.0
+            )
+            extra = {} if after_step is None else after_step(step, groups, policy)
             if on_step is not None:
                 trajs = [t for g in groups for t in g]
                 metrics = {
@@ -321,6 +363,7 @@ def train(args: Args, *, on_step: StepCallback | None = None) -> HopperPolicy:
                     "request_rate": float(np.mean([requested(t) for t in trajs])),
                     "call_skip_gap": call_skip_gap(trajs),
                     "loss": loss,
+                    **extra,
                 }
                 on_step(step, metrics, policy)
     finally:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from papergym.baselines.losses import clipped_policy_loss, group_advantages
+from papergym.baselines.losses import DPO_BETA, clipped_policy_loss, dpo_loss, group_advantages
 from papergym.baselines.run import make_envs, parse_kwargs
 from papergym.core.errors import require
 from papergym.core.trajectory import Trajectory
@@ -23,6 +23,12 @@ from papergym.credit import resolve
 
 if TYPE_CHECKING:  # torch is imported where it is used, so importing this module stays light
     import torch
+
+
+Decision = tuple[str, int, int]
+"""One draw: ``(head, row, choice)``."""
+Paths = Sequence[Sequence[Decision]]
+"""The decision paths that each produce one output text (its probability is their sum)."""
 
 
 @dataclass
@@ -75,19 +81,36 @@ class SoftmaxHeads:
     def imitate(self, samples: Sequence[Sample], *, steps: int, lr: float) -> float:
         """Behaviour cloning: ``steps`` Adam steps (a fresh optimizer of step size ``lr``, so GRPO's keeps
         no state from it) on the mean negative log-probability of the samples' decisions; the last loss."""
+        if not any(s.decisions for s in samples):
+            return 0.0
+
+        def nll() -> torch.Tensor:
+            logp, mask = self._logp(samples)
+            return -(logp * mask).sum() / mask.sum()
+
+        return self._descend(nll, steps=steps, lr=lr)
+
+    def imitate_outputs(self, outputs: Sequence[Paths], *, steps: int, lr: float) -> float:
+        """Behaviour cloning on outputs given as their decision paths (`path_logprobs`): as `imitate`, on
+        the mean negative log-probability of each output (the sum over its paths)."""
+        if not outputs:
+            return 0.0
+        return self._descend(lambda: -self.path_logprobs(outputs).mean(), steps=steps, lr=lr)
+
+    def _descend(self, loss_fn: Callable[[], torch.Tensor], *, steps: int, lr: float) -> float:
+        """``steps`` steps of a fresh Adam (step size ``lr``) on ``loss_fn()``; the last loss."""
         torch = require("torch", "llm")
-        if steps <= 0 or not any(s.decisions for s in samples):
+        if steps <= 0:
             return 0.0
         optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
         loss = torch.zeros(())
         try:
             for _ in range(steps):
-                logp, mask = self._logp(samples)
-                loss = -(logp * mask).sum() / mask.sum()
+                loss = loss_fn()
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
-        finally:
+        finally:  # the logits moved: draws must read them afresh
             self._probs.clear()
         return float(loss.detach())
 
@@ -124,6 +147,39 @@ class SoftmaxHeads:
                 logp = logp.index_put((i, t), torch.log_softmax(table, dim=1)[row, choice])
                 mask[i, t] = 1.0
         return logp, mask
+
+    def path_logprobs(self, outputs: Sequence[Paths]) -> torch.Tensor:
+        """``[N]``: each output's log-probability, the log-sum-exp over its paths of the sum of their
+        decisions' log-probabilities (an output several draw sequences produce: a completion's text)."""
+        torch = require("torch", "llm")
+        logsoftmax = {head: torch.log_softmax(table, dim=1) for head, table in self.logits.items()}
+        out = []
+        for paths in outputs:
+            if not paths:
+                raise ValueError("an output needs at least one decision path")
+            per_path = [sum((logsoftmax[h][r, c] for h, r, c in path), torch.zeros(())) for path in paths]
+            out.append(torch.logsumexp(torch.stack(per_path), dim=0))
+        return torch.stack(out) if out else torch.zeros(0)
+
+    def prefer(
+        self, pairs: Sequence[tuple[Paths, Paths]], *, steps: int, lr: float, beta: float = DPO_BETA
+    ) -> float:
+        """DPO (`papergym.baselines.losses.dpo_loss`) on ``(chosen, rejected)`` outputs, each given as its
+        decision paths; the reference is the logits at the call, the optimizer a fresh Adam of step size
+        ``lr`` (GRPO's keeps no state from it); ``steps`` full-batch steps; the last loss."""
+        torch = require("torch", "llm")
+        if not pairs:
+            return 0.0
+        chosen, rejected = [c for c, _ in pairs], [r for _, r in pairs]
+        with torch.no_grad():
+            ref_chosen, ref_rejected = self.path_logprobs(chosen), self.path_logprobs(rejected)
+        return self._descend(
+            lambda: dpo_loss(
+                self.path_logprobs(chosen), self.path_logprobs(rejected), ref_chosen, ref_rejected, beta
+            ),
+            steps=steps,
+            lr=lr,
+        )
 
     def update(
         self, samples: Sequence[Sample], advantages: Sequence[float] | Sequence[Sequence[float]]
@@ -176,15 +232,21 @@ class SoftmaxGRPOArgs:
 
 
 def make_env(
-    env_id: str, env_kw: Sequence[str], wrapper: str | None = None, wrapper_kw: Sequence[str] = ()
+    env_id: str,
+    env_kw: Sequence[str],
+    wrapper: str | None = None,
+    wrapper_kw: Sequence[str] = (),
+    *,
+    objects: Mapping[str, Any] | None = None,
 ) -> Any:
-    """One env of ``env_id`` with ``env_kw`` (key=value strings), wrapped in ``wrapper`` when one is named
-    (a short name of `papergym.wrappers.WRAPPERS` or module:Class) with ``wrapper_kw`` (key=value)."""
+    """One env of ``env_id`` with ``env_kw`` (key=value strings) and ``objects`` (kwargs no string can
+    say, e.g. a `Critic`), wrapped in ``wrapper`` when one is named (a short name of
+    `papergym.wrappers.WRAPPERS` or module:Class) with ``wrapper_kw`` (key=value)."""
     from papergym.wrappers import WRAPPERS
 
     if wrapper_kw and wrapper is None:
         raise ValueError("wrapper_kw configures a wrapper: name the wrapper")
-    (env,) = make_envs(env_id, parse_kwargs(list(env_kw)), 1)
+    (env,) = make_envs(env_id, parse_kwargs(list(env_kw)) | dict(objects or {}), 1)
     return env if wrapper is None else resolve(wrapper, WRAPPERS, env=env, **parse_kwargs(list(wrapper_kw)))
 
 

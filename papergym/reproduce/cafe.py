@@ -56,7 +56,7 @@ import numpy as np
 from papergym.baselines import grpo, rdpo, sft
 from papergym.baselines.run import set_threads
 from papergym.credit.feedback import rdpo_pairs
-from papergym.reproduce import cafe_hopper, report
+from papergym.reproduce import cafe_critic, cafe_hopper, report
 from papergym.reproduce.cafe_eval import (
     METRICS,
     EpisodeRecord,
@@ -163,6 +163,17 @@ class Args(WarmStartArgs):
     """Adam step size on the hopper's logits (inferred, as the J-Zero policies')."""
     hopper_eval_samples: int = 4
     """Sampled episodes per held-out question of the hopper's evaluation."""
+    hopper_critic: str = "oracle"
+    """The hopper's critic: ``oracle`` (the env's; the agent-side arms) or ``learned``
+    (`papergym.reproduce.cafe_critic`: the hopper's own rows play the critic, RDPO, the one-sided
+    ablations and the critic-generation check; README key ``cafe-critic``)."""
+    hopper_rdpo_every: int = 12
+    """Learned critic: GRPO steps per RDPO update (CAFE: 100 online steps × 1 RDPO, 5 rounds; here
+    5 rounds of the default 60 steps)."""
+    hopper_rdpo_steps: int = 20
+    """Learned critic: DPO steps per RDPO update (inferred)."""
+    hopper_critic_demos: int = 40
+    """Learned critic: oracle-critic episodes its rows are first cloned from (the SFT critic)."""
 
 
 SMOKE: dict[str, Any] = {
@@ -186,6 +197,8 @@ SMOKE: dict[str, Any] = {
     "hopper_tasks_per_step": 2,
     "hopper_group_size": 2,
     "hopper_eval_samples": 1,
+    "hopper_rdpo_every": 1,
+    "hopper_critic_demos": 4,
 }
 """``--smoke``: the same code path on a minimal budget."""
 
@@ -328,7 +341,9 @@ def run(args: Args) -> dict[str, Any]:
     if args.policy == "hopper":
         if args.model != "tiny":
             raise ValueError("--policy hopper trains the hopper from scratch; it takes no --model")
-        return cafe_hopper.run(args)
+        if args.hopper_critic not in ("oracle", "learned"):
+            raise ValueError(f"--hopper-critic must be 'oracle' or 'learned', got {args.hopper_critic!r}")
+        return cafe_critic.run(args) if args.hopper_critic == "learned" else cafe_hopper.run(args)
     if args.policy != "lm":
         raise ValueError(f"--policy must be 'lm' or 'hopper', got {args.policy!r}")
     out = Path(args.out)
@@ -414,8 +429,10 @@ def summarise(records: dict[str, list[list[EpisodeRecord]]]) -> dict[str, Any]:
 
 def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section: the metric table, the claims beside the paper and a reading."""
-    if summary.get("policy") == "hopper":
-        raise ValueError("a --policy hopper run's section is written by its run (cafe_hopper.section)")
+    if summary.get("policy") in ("hopper", "hopper-learned-critic"):
+        raise ValueError(
+            "a --policy hopper run's section is written by its run (cafe_hopper.section, cafe_critic.section)"
+        )
     labels = {
         "em": "EM",
         "f1": "F1",

@@ -106,11 +106,13 @@ def per_task(trajs: list[Trajectory]) -> EpisodeRecord:
 
 
 def evaluate(
-    args: Args, policy: hop.HopperPolicy, *, budget: int
+    args: Args, policy: hop.HopperPolicy, *, budget: int, critic: Any = None
 ) -> tuple[list[EpisodeRecord], list[tuple[bool, bool]]]:
     """Per held-out task its mean `EpisodeRecord`, and every episode's ``(requested, success)``; tasks are
-    the test split's from ``EVAL_SEED``, the sampling generator seeded the same for every policy."""
-    env = hop.make_env(args.env, [*env_kw(args), f"feedback_budget={budget}"])
+    the test split's from ``EVAL_SEED``, the sampling generator seeded the same for every policy; ``critic``
+    answers the requests (None: the env's oracle)."""
+    objects = None if critic is None else {"critic": critic}
+    env = hop.make_env(args.env, [*env_kw(args), f"feedback_budget={budget}"], objects=objects)
     rng = np.random.default_rng(EVAL_SEED)
     records: list[EpisodeRecord] = []
     routes: list[tuple[bool, bool]] = []
@@ -162,7 +164,8 @@ def run(args: Args) -> dict[str, Any]:
     return summary
 
 
-def _matrix(per_seed: list[Any], metric: str) -> np.ndarray:
+def score_matrix(per_seed: list[Any], metric: str) -> np.ndarray:
+    """``seeds × tasks``: one metric of each seed's `evaluate` records."""
     return np.array([[getattr(r, metric) for r in records] for records, _ in per_seed], dtype=float)
 
 
@@ -174,12 +177,14 @@ def summarise(evaluations: dict[str, list[Any]], curves: Curves) -> dict[str, An
     """Per arm and metric an interval; the claims' paired differences; the request–skip gaps; training
     success and request rate (mean over steps, per seed) and the training gaps to ``grpo_fb``."""
     table = {
-        arm: {m: report.stratified_bootstrap(_matrix(ev, m)) for m in METRICS}
+        arm: {m: report.stratified_bootstrap(score_matrix(ev, m)) for m in METRICS}
         for arm, ev in evaluations.items()
     }
 
     def diff(a: str, b: str, metric: str) -> report.Interval:
-        return report.paired_difference(_matrix(evaluations[a], metric), _matrix(evaluations[b], metric))
+        return report.paired_difference(
+            score_matrix(evaluations[a], metric), score_matrix(evaluations[b], metric)
+        )
 
     claims = {
         "em_cafe_minus_grpo_fb": (diff("cafe", "grpo_fb", "em"), +1),

@@ -180,9 +180,46 @@ def test_hopper_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
         cafe.section(summary)
 
 
+def test_learned_critic_arms_differ_only_in_the_mechanism(tmp_path: Path) -> None:
+    from papergym.reproduce import cafe_critic
+
+    configs = cafe_critic.arm_configs(_args(tmp_path, policy="hopper", hopper_rdpo_every=5), seed=2)
+    driver.check_arms(configs, cafe_critic.REFERENCE, cafe_critic.MECHANISM)
+    assert configs["agent_only"].rdpo_every == 0 and configs["coevolve"].rdpo_every == 5
+    assert not configs["critic_only"].update_agent and configs["cafe"].group_reward == "feedback_request"
+    assert "feedback_budget=0" in configs["grpo_nofb"].env_kw
+    configs["coevolve"] = dataclasses.replace(configs["coevolve"], critic_demos=99)
+    with pytest.raises(AssertionError, match="differs from"):
+        driver.check_arms(configs, cafe_critic.REFERENCE, cafe_critic.MECHANISM)
+
+
+def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
+    from papergym.reproduce import cafe_critic
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n")
+    out = tmp_path / "run"
+    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--hopper-critic", "learned"]
+    assert cli([*argv, "--out", str(out), "--write", str(readme)]) == 0
+    summary = json.loads((out / "results.json").read_text())["summary"]
+    assert summary["policy"] == "hopper-learned-critic" and set(summary["metrics"]) == {
+        "base",
+        *cafe_critic.ARMS,
+    }
+    assert set(summary["rdpo_rounds"]) == set(cafe_critic.RDPO_ARMS)
+    assert all(len(rounds) == 2 for rounds in summary["rdpo_rounds"].values())  # RDPO after each of 2 steps
+    assert "em_cafe_last_critic_minus_sft_critic" in summary["claims"]
+    text = readme.read_text()
+    assert "<!-- reproduce:cafe-critic:begin -->" in text and "critic side" in text
+    assert (tmp_path / "cafe_critic_training_success.png").stat().st_size > 0
+    with pytest.raises(ValueError, match="written by its run"):
+        cafe.section(summary)
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"policy": "hopper", "model": "some/dir"}, "takes no --model"),
     ({"policy": "lstm"}, "must be 'lm' or 'hopper'"),
+    ({"policy": "hopper", "hopper_critic": "human"}, "must be 'oracle' or 'learned'"),
 ])  # fmt: skip
 def test_bad_hopper_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
     with pytest.raises(ValueError, match=message):
