@@ -98,6 +98,9 @@ PAPER = {
 """CAFE's numbers (envs.md §3.4, 7B): Avg EM over 7 sets, hallucination rates (%), and the critic-generation
 check on 2Wiki (mean of EM and F1)."""
 CFE = {"group_reward": "feedback_request", "advantage_hook": "feedback_shaping"}
+PARALLEL = True
+"""``--workers`` runs the hopper paths' (seed, arm) jobs side by side (`train_arms`); the LM path's rounds
+chain checkpoints in one process and refuse it."""
 
 
 @dataclass
@@ -346,6 +349,8 @@ def run(args: Args) -> dict[str, Any]:
         return cafe_critic.run(args) if args.hopper_critic == "learned" else cafe_hopper.run(args)
     if args.policy != "lm":
         raise ValueError(f"--policy must be 'lm' or 'hopper', got {args.policy!r}")
+    if args.workers != 1:
+        raise ValueError("the LM path trains its arms in one process; --workers applies to --policy hopper")
     out = Path(args.out)
     (out / "progress.jsonl").unlink(missing_ok=True)  # a fresh run starts a fresh log
     warm = warm_base(args)

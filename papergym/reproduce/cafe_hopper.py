@@ -19,7 +19,8 @@ Arms (same tasks, seeds and GRPO budget; they differ only in `MECHANISM`, checke
   apart (the env does not penalise a request refused for the budget; γ does).
 
 What this path cannot test: the critic side (RDPO, the critic-generation check, the one-sided ablations):
-the critic is not a learned model here. Measures, on ``eval_tasks`` held-out test questions ×
+the critic is not a learned model here (``--hopper-critic learned``, `papergym.reproduce.cafe_critic`, tests
+it with the hopper's own rows as the critic). Measures, on ``eval_tasks`` held-out test questions ×
 ``hopper_eval_samples`` sampled episodes (per-task means; 95% stratified bootstrap over seeds × tasks): EM,
 F1, success, request rate, answer hallucination (a wrong answer found in no retrieved passage), answered;
 the request–skip success gap; and, as the learning-speed measure, each arm's training success averaged over
@@ -306,7 +307,7 @@ def reading(summary: dict[str, Any]) -> str:
             "by construction and the hallucination claims cannot move here."
         )
     parts.append(
-        "The critic is the env's oracle, not a learned model: this tests CAFE's agent-side credit only, "
-        "not the critic's co-evolution (the LM path's arms)."
+        "The critic is the env's oracle, not a learned model: this tests CAFE's agent-side credit only; "
+        "the critic's co-evolution is the `cafe-critic` section's."
     )
     return " ".join(parts)

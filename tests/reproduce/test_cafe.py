@@ -216,10 +216,21 @@ def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) 
         cafe.section(summary)
 
 
+def test_learned_critic_runs_give_the_same_results_in_two_workers(tmp_path: Path) -> None:
+    records = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        argv = ["--smoke", "--policy", "hopper", "--hopper-critic", "learned", "--out", str(out)]
+        driver.main("cafe", [*argv, "--workers", str(workers)])
+        records[workers] = json.loads((out / "results.json").read_text())
+    assert records[1]["summary"] == records[2]["summary"] and records[1]["curves"] == records[2]["curves"]
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"policy": "hopper", "model": "some/dir"}, "takes no --model"),
     ({"policy": "lstm"}, "must be 'lm' or 'hopper'"),
     ({"policy": "hopper", "hopper_critic": "human"}, "must be 'oracle' or 'learned'"),
+    ({"workers": 2}, "applies to --policy hopper"),
 ])  # fmt: skip
 def test_bad_hopper_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
     with pytest.raises(ValueError, match=message):
