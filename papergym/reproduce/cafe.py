@@ -61,7 +61,9 @@ from papergym.reproduce.cafe_eval import (
     METRICS,
     EpisodeRecord,
     base_rollouts,
+    claims_table,
     evaluate,
+    metric_table,
     plot_training,
     request_skip_gap,
     training_feedback,
@@ -438,20 +440,7 @@ def section(summary: dict[str, Any]) -> str:
         raise ValueError(
             "a --policy hopper run's section is written by its run (cafe_hopper.section, cafe_critic.section)"
         )
-    labels = {
-        "em": "EM",
-        "f1": "F1",
-        "success": "success",
-        "requested": "request rate",
-        "hallucinated": "hallucination",
-        "answered": "answered",
-    }
-    metrics = summary["metrics"]
-    rows = [
-        {"arm": arm, **{labels[m]: str(metrics[arm][m]) for m in METRICS}}
-        for arm in ("base", *ARMS, "sft_critic")
-    ]
-    table = report.markdown_table(rows, ["arm", *(labels[m] for m in METRICS)])
+    table = metric_table(summary["metrics"], ("base", *ARMS, "sft_critic"))
     paper = {
         "em_cafe_minus_grpo_fb": "+2.8 (52.5 vs 49.7 Avg EM)",
         "em_cafe_minus_grpo_nofb": "+2.8 (vs GRPO)",
@@ -461,18 +450,7 @@ def section(summary: dict[str, Any]) -> str:
         "em_cafe_minus_agent_only": "+3.0 (2Wiki EM/F1 mean: 86.6 vs 83.6 at the end)",
         "em_cafe_minus_critic_only": "+15.3 (86.6 vs 71.3)",
     }
-    claims = report.markdown_table(
-        [
-            {
-                "claim": k,
-                "ours (95% CI)": str(v["difference"]),
-                "paper": paper[k],
-                "direction": v["direction"],
-            }
-            for k, v in summary["claims"].items()
-        ],
-        ["claim", "ours (95% CI)", "paper", "direction"],
-    )
+    claims = claims_table(summary["claims"], paper)
     gaps = ", ".join(
         f"{arm} {'n/a' if g is None else f'{g:+.3f}'}" for arm, g in summary["request_skip_gap"].items()
     )

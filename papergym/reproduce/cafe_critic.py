@@ -30,16 +30,28 @@ from __future__ import annotations
 
 import dataclasses
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from papergym.baselines import hint_critic as hc
 from papergym.reproduce import report
-from papergym.reproduce.cafe_eval import EVAL_SEED, METRICS, TRAINING_PNGS, plot_training
-from papergym.reproduce.cafe_hopper import CFE, NO_FEEDBACK, env_kw, evaluate, score_matrix
-from papergym.reproduce.driver import publish, train_arms
+from papergym.reproduce.cafe_eval import (
+    EVAL_SEED,
+    METRICS,
+    claims_table,
+    metric_table,
+)
+from papergym.reproduce.cafe_hopper import (
+    CFE,
+    NO_FEEDBACK,
+    env_kw,
+    evaluate,
+    hopper_config,
+    score_matrix,
+    write_report,
+)
+from papergym.reproduce.driver import train_arms
 
 if TYPE_CHECKING:
     from papergym.reproduce.cafe import Args
@@ -61,14 +73,10 @@ rounds; CAFE adds its agent-side credit to them; critic-only runs the RDPO round
 
 def arm_configs(args: Args, seed: int) -> dict[str, hc.Args]:
     """Each arm's config for one seed."""
-    config = hc.Args(
-        env=args.env,
-        env_kw=env_kw(args),
-        steps=args.hopper_steps,
-        tasks_per_step=args.hopper_tasks_per_step,
-        group_size=args.hopper_group_size,
-        lr=args.hopper_lr,
-        seed=seed,
+    config = hopper_config(
+        args,
+        seed,
+        hc.Args,
         rdpo_steps=args.hopper_rdpo_steps,
         rdpo_lr=args.hopper_lr,
         critic_demos=args.hopper_critic_demos,
@@ -116,7 +124,6 @@ def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, 
 
 def run(args: Args) -> dict[str, Any]:
     """Train every arm on every seed, evaluate them and the untrained agent, write the report."""
-    out = Path(args.out)
     configs = partial(arm_configs, args)
     sft = hc.warm_critic(configs(0)[REFERENCE])
     hints = held_out_hints(args)
@@ -129,14 +136,7 @@ def run(args: Args) -> dict[str, Any]:
     curves = {arm: dict(enumerate(r["curve"] for r in results[arm])) for arm in ARMS}
     summary = summarise(results, sft_agreement=hc.agreement(sft.heads, hints))
     summary["setting"] = setting(args)
-    report.write_results(out, name=KEY, args=args, curves=curves, summary=summary)
-    plot_training(out, curves, title="hopper, learned critic")
-    publish(out, KEY, section(summary), args.write)
-    if args.write:
-        for png in TRAINING_PNGS.values():
-            (Path(args.write).parent / f"cafe_critic_{png}").write_bytes((out / png).read_bytes())
-    summary["out"] = str(out)
-    return summary
+    return write_report(args, KEY, curves, summary, section(summary), title="hopper, learned critic")
 
 
 def summarise(results: dict[str, list[dict[str, Any]]], *, sft_agreement: list[float]) -> dict[str, Any]:
@@ -208,23 +208,8 @@ PAPER = {
 
 def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section of a learned-critic run."""
-    labels = {"em": "EM", "f1": "F1", "success": "success", "requested": "request rate"}
-    labels |= {"hallucinated": "hallucination", "answered": "answered"}
-    metrics = summary["metrics"]
-    rows = [{"arm": arm, **{labels[m]: str(metrics[arm][m]) for m in METRICS}} for arm in ("base", *ARMS)]
-    table = report.markdown_table(rows, ["arm", *(labels[m] for m in METRICS)])
-    claims = report.markdown_table(
-        [
-            {
-                "claim": k,
-                "ours (95% CI)": str(v["difference"]),
-                "paper": PAPER[k],
-                "direction": v["direction"],
-            }
-            for k, v in summary["claims"].items()
-        ],
-        ["claim", "ours (95% CI)", "paper", "direction"],
-    )
+    table = metric_table(summary["metrics"], ("base", *ARMS))
+    claims = claims_table(summary["claims"], PAPER)
     agreement = ", ".join(f"{arm} {a or 'n/a'}" for arm, a in summary["agreement"].items())
     rounds = "; ".join(
         f"{arm}: " + ", ".join(f"{r['found']:.1f}/{r['used']:.1f}" for r in rs)

@@ -167,6 +167,32 @@ def training_feedback(trajs: list[Trajectory], metrics: Mapping[str, Any]) -> di
     }
 
 
+METRIC_LABELS = {
+    "em": "EM",
+    "f1": "F1",
+    "success": "success",
+    "requested": "request rate",
+    "hallucinated": "hallucination",
+    "answered": "answered",
+}
+"""The column title of each of `METRICS` in a README table."""
+
+
+def metric_table(metrics: Mapping[str, Mapping[str, Any]], arms: Iterable[str]) -> str:
+    """The markdown table of every metric's interval, one row per arm."""
+    rows = [{"arm": arm, **{METRIC_LABELS[m]: str(metrics[arm][m]) for m in METRICS}} for arm in arms]
+    return report.markdown_table(rows, ["arm", *(METRIC_LABELS[m] for m in METRICS)])
+
+
+def claims_table(claims: Mapping[str, Mapping[str, Any]], paper: Mapping[str, str]) -> str:
+    """The markdown table of the claims: our interval, the paper's number, the direction."""
+    rows = [
+        {"claim": k, "ours (95% CI)": str(v["difference"]), "paper": paper[k], "direction": v["direction"]}
+        for k, v in claims.items()
+    ]
+    return report.markdown_table(rows, ["claim", "ours (95% CI)", "paper", "direction"])
+
+
 TRAINING_PNGS = {"success": "training_success.png", "request_rate": "request_rate.png"}
 """The training curves both CAFE paths plot, and their files."""
 

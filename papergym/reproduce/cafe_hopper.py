@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from papergym.reproduce.cafe_eval import (
     METRICS,
     TRAINING_PNGS,
     EpisodeRecord,
+    metric_table,
     plot_training,
     record,
     request_skip_gap,
@@ -70,6 +71,7 @@ CFE = {"group_reward": "feedback_request", "advantage_hook": "feedback_shaping"}
 NO_FEEDBACK = "feedback_budget=0"
 
 Curves = dict[str, dict[int, list[dict[str, float]]]]
+HopperArgs = TypeVar("HopperArgs", bound=hop.Args)
 TRAINING_KEYS = ("success", "request_rate", "call_skip_gap")
 """Training measures averaged over each seed's steps (``call_skip_gap``: û of each step's episodes pooled,
 requesters' success minus skippers', 0 when one route)."""
@@ -80,9 +82,10 @@ def env_kw(args: Args) -> list[str]:
     return [*args.env_kw, f"max_episode_steps={args.max_turns}"]
 
 
-def arm_configs(args: Args, seed: int) -> dict[str, hop.Args]:
-    """Each arm's hopper GRPO config for one seed."""
-    config = hop.Args(
+def hopper_config(args: Args, seed: int, kind: type[HopperArgs], **fields: Any) -> HopperArgs:
+    """The hopper GRPO config (of type ``kind``) of the driver's ``hopper_*`` budget for one seed, with
+    ``fields`` added."""
+    return kind(
         env=args.env,
         env_kw=env_kw(args),
         steps=args.hopper_steps,
@@ -90,7 +93,13 @@ def arm_configs(args: Args, seed: int) -> dict[str, hop.Args]:
         group_size=args.hopper_group_size,
         lr=args.hopper_lr,
         seed=seed,
+        **fields,
     )
+
+
+def arm_configs(args: Args, seed: int) -> dict[str, hop.Args]:
+    """Each arm's hopper GRPO config for one seed."""
+    config = hopper_config(args, seed, hop.Args)
     cafe = dataclasses.replace(config, group_reward=CFE["group_reward"], advantage_hook=CFE["advantage_hook"])
     return {
         "grpo_nofb": dataclasses.replace(config, env_kw=[*config.env_kw, NO_FEEDBACK]),
@@ -143,7 +152,6 @@ def train_and_score(args: Args, config: hop.Args) -> tuple[list[dict[str, float]
 
 def run(args: Args) -> dict[str, Any]:
     """Train every arm on every seed, evaluate them and the untrained hopper, write the report."""
-    out = Path(args.out)
     base = evaluate(args, hop.HopperPolicy(lr=args.hopper_lr), budget=1)
     evaluations: dict[str, list[Any]] = {"base": [base] * args.seeds}
     curves: Curves = {arm: {} for arm in ARMS}
@@ -155,12 +163,21 @@ def run(args: Args) -> dict[str, Any]:
         evaluations.setdefault(arm, []).append(result)
     summary = summarise(evaluations, curves)
     summary["setting"] = setting(args)
-    report.write_results(out, name=KEY, args=args, curves=curves, summary=summary)
-    plot_training(out, curves, title="hopper")
-    publish(out, KEY, section(summary), args.write)
+    return write_report(args, KEY, curves, summary, section(summary), title="hopper")
+
+
+def write_report(
+    args: Args, key: str, curves: Curves, summary: dict[str, Any], markdown: str, *, title: str
+) -> dict[str, Any]:
+    """A hopper run's results.json, training PNGs and README section ``key`` (its PNGs copied beside the
+    README as ``<key>_<png>``); the summary with ``out`` added."""
+    out = Path(args.out)
+    report.write_results(out, name=key, args=args, curves=curves, summary=summary)
+    plot_training(out, curves, title=title)
+    publish(out, key, markdown, args.write)
     if args.write:
         for png in TRAINING_PNGS.values():
-            (Path(args.write).parent / f"cafe_hopper_{png}").write_bytes((out / png).read_bytes())
+            (Path(args.write).parent / f"{key.replace('-', '_')}_{png}").write_bytes((out / png).read_bytes())
     summary["out"] = str(out)
     return summary
 
@@ -234,11 +251,8 @@ def setting(args: Args) -> str:
 
 def section(summary: dict[str, Any]) -> str:
     """The benchmarks/README.md section of a hopper run."""
-    labels = {"em": "EM", "f1": "F1", "success": "success", "requested": "request rate"}
-    labels |= {"hallucinated": "hallucination", "answered": "answered"}
     metrics = summary["metrics"]
-    rows = [{"arm": arm, **{labels[m]: str(metrics[arm][m]) for m in METRICS}} for arm in ("base", *ARMS)]
-    table = report.markdown_table(rows, ["arm", *(labels[m] for m in METRICS)])
+    table = metric_table(metrics, ("base", *ARMS))
     claims = report.markdown_table(
         [
             {"claim": k, "ours (95% CI)": str(v["difference"]), "direction": v["direction"]}
