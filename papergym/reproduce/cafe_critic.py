@@ -106,7 +106,8 @@ def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, 
     rows: list[dict[str, float]] = []
 
     def on_step(step: int, metrics: dict[str, float], policy: Any) -> None:
-        rows.append({"step": float(step), **{k: metrics[k] for k in ("success", "request_rate", "loss")}})
+        keys = ("success", "request_rate", "call_skip_gap", "loss")
+        rows.append({"step": float(step), **{k: metrics[k] for k in keys}})
 
     policy, log = hc.train(config, on_step=on_step)
     budget = 0 if NO_FEEDBACK in config.env_kw else 1

@@ -209,6 +209,8 @@ def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) 
     assert set(summary["rdpo_rounds"]) == set(cafe_critic.RDPO_ARMS)
     assert all(len(rounds) == 2 for rounds in summary["rdpo_rounds"].values())  # RDPO after each of 2 steps
     assert "em_cafe_last_critic_minus_sft_critic" in summary["claims"]
+    curve = json.loads((out / "results.json").read_text())["curves"]["coevolve"]["0"]
+    assert {"success", "request_rate", "call_skip_gap"} <= set(curve[0])
     text = readme.read_text()
     assert "<!-- reproduce:cafe-critic:begin -->" in text and "critic side" in text
     assert (tmp_path / "cafe_critic_training_success.png").stat().st_size > 0
