@@ -40,7 +40,10 @@ from papergym.credit.feedback import JACCARD_THRESHOLD, rdpo_pairs
 from papergym.envs.search.critic import OracleCritic
 
 HINT_HEAD = "hint"
-"""The critic role's rows in `papergym.baselines.search_hopper.HEADS`."""
+"""The critic role's own rows in `papergym.baselines.search_hopper.HEADS`."""
+CRITIC_HEADS = {"own": HINT_HEAD, "shared": "read"}
+"""``Args.critic_rows`` -> the head the critic draws from: its own rows, or the agent's ``read`` rows (the
+same shape: the critic then follows relations with the very parameters the agent reads with)."""
 _QUOTED = re.compile(r'[Ss]earch for "([^"]+)"')
 ANSWER_NOW = "You have every passage the question needs: compare or read them and answer now."
 """The hint when the critic's walk finds every chain ended."""
@@ -76,8 +79,8 @@ class _Unassigned(Exception):
         self.key = key
 
 
-def hint_options(reading: hop.Reading) -> dict[str, list[list[Decision]]]:
-    """Every hint the critic can give on ``reading``, with the decision paths (``hint`` rows and choices)
+def hint_options(reading: hop.Reading, head: str = HINT_HEAD) -> dict[str, list[list[Decision]]]:
+    """Every hint the critic can give on ``reading``, with the decision paths (rows of ``head`` and choices)
     that give it; the paths of all hints are the walk's every relation assignment, so their probabilities
     sum to one."""
     options: dict[str, list[list[Decision]]] = {}
@@ -94,7 +97,7 @@ def hint_options(reading: hop.Reading) -> dict[str, list[list[Decision]]]:
             for choice in range(len(hop.READS)):
                 explore({**assigned, missing.key: choice})
             return
-        path = [(HINT_HEAD, reading.bucket * hop.MAX_DEPTH + d, c) for (_, d), c in assigned.items()]
+        path = [(head, reading.bucket * hop.MAX_DEPTH + d, c) for (_, d), c in assigned.items()]
         options.setdefault(hint_text(chains), []).append(path)
 
     explore({})
@@ -102,11 +105,11 @@ def hint_options(reading: hop.Reading) -> dict[str, list[list[Decision]]]:
 
 
 class HintCritic:
-    """A `Critic` drawing its hints from the ``hint`` rows of ``heads`` (module docstring); the env's
+    """A `Critic` drawing its hints from the rows of ``head`` in ``heads`` (module docstring); the env's
     ``seed`` seeds each call's draws."""
 
-    def __init__(self, heads: SoftmaxHeads) -> None:
-        self.heads = heads
+    def __init__(self, heads: SoftmaxHeads, head: str = HINT_HEAD) -> None:
+        self.heads, self.head = heads, head
 
     def __repr__(self) -> str:
         return "HintCritic()"
@@ -123,7 +126,7 @@ class HintCritic:
         def choose(chain: int, depth: int) -> int:
             if (chain, depth) not in reads:
                 row = reading.bucket * hop.MAX_DEPTH + depth
-                reads[chain, depth] = self.heads.draw(HINT_HEAD, row, rng, decisions)
+                reads[chain, depth] = self.heads.draw(self.head, row, rng, decisions)
             return reads[chain, depth]
 
         return hint_text(hop.walk(reading, choose))
@@ -141,10 +144,10 @@ class PairCount:
 
 
 def critic_pairs(
-    groups: Sequence[Sequence[Trajectory]], *, threshold: float = JACCARD_THRESHOLD
+    groups: Sequence[Sequence[Trajectory]], *, head: str = HINT_HEAD, threshold: float = JACCARD_THRESHOLD
 ) -> tuple[list[tuple[Paths, Paths]], PairCount]:
-    """The RDPO pairs of ``groups`` as ``(chosen paths, rejected paths)`` under the chosen rollout's critic
-    input, and what was dropped."""
+    """The RDPO pairs of ``groups`` as ``(chosen paths, rejected paths)`` (rows of ``head``) under the chosen
+    rollout's critic input, and what was dropped."""
     pairs = [p for group in groups for p in rdpo_pairs(group, threshold=threshold)]
     out: list[tuple[Paths, Paths]] = []
     same = unsayable = 0
@@ -152,7 +155,7 @@ def critic_pairs(
         if pair.chosen == pair.rejected:
             same += 1
             continue
-        options = hint_options(reading_of(pair.question, pair.trajectory))
+        options = hint_options(reading_of(pair.question, pair.trajectory), head)
         if pair.chosen not in options or pair.rejected not in options:
             unsayable += 1
             continue
@@ -164,12 +167,13 @@ def critic_pairs(
 class CriticRDPO:
     """An ``after_step`` of `papergym.baselines.search_hopper.train`: every ``every`` steps, one RDPO update
     of the critic rows on the pairs of those steps' rollouts (``steps`` DPO steps, Adam ``lr``, DPO
-    ``beta``). Each update's pair counts and last loss are kept in ``log``."""
+    ``beta``) on the rows of ``head``. Each update's pair counts and last loss are kept in ``log``."""
 
     every: int
     steps: int
     lr: float
     beta: float = DPO_BETA
+    head: str = HINT_HEAD
     log: list[dict[str, float]] = field(default_factory=list)
     _window: list[list[Trajectory]] = field(default_factory=list, repr=False)
 
@@ -179,7 +183,7 @@ class CriticRDPO:
         self._window.extend(groups)
         if (step + 1) % self.every:
             return {}
-        pairs, count = critic_pairs(self._window)
+        pairs, count = critic_pairs(self._window, head=self.head)
         self._window.clear()
         loss = policy.heads.prefer(pairs, steps=self.steps, lr=self.lr, beta=self.beta)
         entry = {"step": float(step), **{k: float(v) for k, v in vars(count).items()}, "rdpo_loss": loss}
@@ -205,12 +209,19 @@ DEMO_BUDGET = 3
 
 
 def oracle_hints(
-    env_id: str, env_kw: Sequence[str], *, episodes: int, seed: int, split: str = "train"
+    env_id: str,
+    env_kw: Sequence[str],
+    *,
+    episodes: int,
+    seed: int,
+    split: str = "train",
+    head: str = HINT_HEAD,
 ) -> list[list[list[Decision]]]:
     """The critic's demonstrations (CAFE's Stage I critic data comes from a stronger model; here the env's
     oracle critic, which reads the gold chain): the oracle's hints to the untrained hopper on ``episodes``
-    episodes of ``split``, each as the hint paths that say it on the same input. Hints no path says (the
-    oracle's wording for namesakes and options) and inputs that leave the critic no choice are dropped."""
+    episodes of ``split``, each as the hint paths (rows of ``head``) that say it on the same input. Hints no
+    path says (the oracle's wording for namesakes and options) and inputs that leave the critic no choice
+    are dropped."""
     oracle = _RecordingOracle()
     env = make_env(env_id, [*env_kw, f"feedback_budget={DEMO_BUDGET}"], objects={"critic": oracle})
     agent = hop.HopperPolicy()
@@ -222,7 +233,7 @@ def oracle_hints(
         env.close()
     targets = []
     for question, trajectory, hint in oracle.seen:
-        options = hint_options(reading_of(question, trajectory))
+        options = hint_options(reading_of(question, trajectory), head)
         said = in_menu(hint)
         if len(options) > 1 and said in options:
             targets.append(options[said])
@@ -268,14 +279,31 @@ class Args(hop.Args):
     """Behaviour-cloning steps of that warm start."""
     critic_demo_seed: int = 7
     """Seeds the demonstration episodes (the same warm critic for every arm and seed)."""
+    critic_rows: str = "own"
+    """``own``: the critic draws from its own ``hint`` rows; ``shared``: from the agent's ``read`` rows, so
+    the SFT, the agent's GRPO and the critic's RDPO all move the same parameters (CAFE's one model)."""
+
+    @property
+    def critic_head(self) -> str:
+        """The head the critic draws from (`CRITIC_HEADS`)."""
+        if self.critic_rows not in CRITIC_HEADS:
+            raise ValueError(f"critic_rows must be one of {sorted(CRITIC_HEADS)}, got {self.critic_rows!r}")
+        return CRITIC_HEADS[self.critic_rows]
 
 
 def warm_critic(args: Args) -> hop.HopperPolicy:
-    """A new policy whose critic rows are cloned from `oracle_hints` (the agent's rows stay uniform): the
-    "SFT critic" every arm starts from."""
+    """A new policy whose critic rows are cloned from `oracle_hints`: the "SFT critic" every arm starts
+    from (with ``critic_rows="shared"`` those are the agent's ``read`` rows, which the SFT then moves too;
+    every other agent row stays uniform)."""
     policy = hop.HopperPolicy(lr=args.lr, epochs=args.epochs)
     if args.critic_demos > 0:
-        demos = oracle_hints(args.env, args.env_kw, episodes=args.critic_demos, seed=args.critic_demo_seed)
+        demos = oracle_hints(
+            args.env,
+            args.env_kw,
+            episodes=args.critic_demos,
+            seed=args.critic_demo_seed,
+            head=args.critic_head,
+        )
         policy.heads.imitate_outputs(demos, steps=args.critic_demo_steps, lr=args.lr)
     return policy
 
@@ -286,14 +314,14 @@ def train(
     """`search_hopper.train` with `HintCritic` as the env's critic and, when ``rdpo_every`` > 0, a
     `CriticRDPO` update every ``rdpo_every`` steps; the policy and the RDPO log."""
     rdpo = (
-        CriticRDPO(args.rdpo_every, args.rdpo_steps, args.rdpo_lr, args.rdpo_beta)
+        CriticRDPO(args.rdpo_every, args.rdpo_steps, args.rdpo_lr, args.rdpo_beta, args.critic_head)
         if args.rdpo_every
         else None
     )
     policy = hop.train(
         args,
         on_step=on_step,
-        critic_of=lambda p: HintCritic(p.heads),
+        critic_of=lambda p: HintCritic(p.heads, args.critic_head),
         after_step=rdpo,
         policy=warm_critic(args),
     )

@@ -179,6 +179,9 @@ class Args(WarmStartArgs):
     """Learned critic: DPO steps per RDPO update (inferred)."""
     hopper_critic_demos: int = 40
     """Learned critic: oracle-critic episodes its rows are first cloned from (the SFT critic)."""
+    hopper_critic_rows: str = "own"
+    """Learned critic: ``own`` (its own rows) or ``shared`` (the agent's ``read`` rows: one set of
+    parameters for both roles; README key ``cafe-critic-shared``)."""
 
 
 SMOKE: dict[str, Any] = {
@@ -348,6 +351,10 @@ def run(args: Args) -> dict[str, Any]:
             raise ValueError("--policy hopper trains the hopper from scratch; it takes no --model")
         if args.hopper_critic not in ("oracle", "learned"):
             raise ValueError(f"--hopper-critic must be 'oracle' or 'learned', got {args.hopper_critic!r}")
+        if args.hopper_critic_rows not in ("own", "shared"):
+            raise ValueError(
+                f"--hopper-critic-rows must be 'own' or 'shared', got {args.hopper_critic_rows!r}"
+            )
         return cafe_critic.run(args) if args.hopper_critic == "learned" else cafe_hopper.run(args)
     if args.policy != "lm":
         raise ValueError(f"--policy must be 'lm' or 'hopper', got {args.policy!r}")

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from papergym.reproduce.cafe import Args
 
 KEY = "cafe-critic"
-"""The README section of this path."""
+"""The README section of this path (``cafe-critic-shared`` with ``--hopper-critic-rows shared``)."""
 ARMS = ("grpo_nofb", "agent_only", "coevolve", "cafe", "critic_only")
 REFERENCE = "agent_only"
 RDPO_ARMS = ("coevolve", "cafe", "critic_only")
@@ -80,6 +80,7 @@ def arm_configs(args: Args, seed: int) -> dict[str, hc.Args]:
         rdpo_steps=args.hopper_rdpo_steps,
         rdpo_lr=args.hopper_lr,
         critic_demos=args.hopper_critic_demos,
+        critic_rows=args.hopper_critic_rows,
     )
     coevolve = dataclasses.replace(config, rdpo_every=args.hopper_rdpo_every)
     return {
@@ -93,10 +94,18 @@ def arm_configs(args: Args, seed: int) -> dict[str, hc.Args]:
     }
 
 
+def key(args: Args) -> str:
+    """The README section of the run: `KEY`, suffixed ``-shared`` when the critic reads the agent's rows."""
+    return KEY if args.hopper_critic_rows == "own" else f"{KEY}-{args.hopper_critic_rows}"
+
+
 def held_out_hints(args: Args) -> list[Any]:
     """The oracle's hints on held-out inputs: `hint_critic.oracle_hints` on ``eval_tasks`` test-split
     episodes of the untrained agent."""
-    return hc.oracle_hints(args.env, env_kw(args), episodes=args.eval_tasks, seed=EVAL_SEED, split="test")
+    head = hc.CRITIC_HEADS[args.hopper_critic_rows]
+    return hc.oracle_hints(
+        args.env, env_kw(args), episodes=args.eval_tasks, seed=EVAL_SEED, split="test", head=head
+    )
 
 
 def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, Any]:
@@ -114,21 +123,23 @@ def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, 
     result: dict[str, Any] = {
         "curve": rows,
         "rdpo": log,
-        "eval": evaluate(args, policy, budget=budget, critic=hc.HintCritic(policy.heads)),
+        "eval": evaluate(args, policy, budget=budget, critic=hc.HintCritic(policy.heads, config.critic_head)),
         "agreement": hc.agreement(policy.heads, hints),
     }
     if config.rdpo_every:
         sft = hc.warm_critic(config)
-        result["eval_sft_critic"] = evaluate(args, policy, budget=1, critic=hc.HintCritic(sft.heads))
+        sft_critic = hc.HintCritic(sft.heads, config.critic_head)
+        result["eval_sft_critic"] = evaluate(args, policy, budget=1, critic=sft_critic)
     return result
 
 
 def run(args: Args) -> dict[str, Any]:
     """Train every arm on every seed, evaluate them and the untrained agent, write the report."""
     configs = partial(arm_configs, args)
-    sft = hc.warm_critic(configs(0)[REFERENCE])
+    reference = configs(0)[REFERENCE]
+    sft = hc.warm_critic(reference)
     hints = held_out_hints(args)
-    base = evaluate(args, sft, budget=1, critic=hc.HintCritic(sft.heads))
+    base = evaluate(args, sft, budget=1, critic=hc.HintCritic(sft.heads, reference.critic_head))
     results: dict[str, list[dict[str, Any]]] = {"base": [{"eval": base} for _ in range(args.seeds)]}
     for _, arm, _, result in train_arms(
         partial(train_and_score, args, hints), configs, args, REFERENCE, MECHANISM
@@ -137,7 +148,8 @@ def run(args: Args) -> dict[str, Any]:
     curves = {arm: dict(enumerate(r["curve"] for r in results[arm])) for arm in ARMS}
     summary = summarise(results, sft_agreement=hc.agreement(sft.heads, hints))
     summary["setting"] = setting(args)
-    return write_report(args, KEY, curves, summary, section(summary), title="hopper, learned critic")
+    summary["critic_rows"] = args.hopper_critic_rows
+    return write_report(args, key(args), curves, summary, section(summary), title="hopper, learned critic")
 
 
 def summarise(results: dict[str, list[dict[str, Any]]], *, sft_agreement: list[float]) -> dict[str, Any]:
@@ -216,13 +228,20 @@ def section(summary: dict[str, Any]) -> str:
         f"{arm}: " + ", ".join(f"{r['found']:.1f}/{r['used']:.1f}" for r in rs)
         for arm, rs in summary["rdpo_rounds"].items()
     )
+    shared = summary.get("critic_rows", "own") == "shared"
+    flag = " --hopper-critic-rows shared" if shared else ""
+    rows = (
+        "the agent's own `read` rows, shared: cloned from the oracle critic's hints (which moves the agent's "
+        "reading too), then moved by the agent's GRPO and the critic's RDPO alike"
+        if shared
+        else "the hopper's own `hint` rows, cloned from the oracle critic's hints, then RDPO"
+    )
     return "\n\n".join(
         [
             "### CAFE's critic side on a learned search policy "
-            "(`papergym reproduce cafe --policy hopper --hopper-critic learned`)",
+            f"(`papergym reproduce cafe --policy hopper --hopper-critic learned{flag}`)",
             f"Setting: {summary.get('setting', '')}. Agent: `papergym.baselines.search_hopper`; critic: "
-            "`papergym.baselines.hint_critic` (the hopper's own `hint` rows, cloned from the oracle critic's "
-            "hints, then RDPO); `base` is the untrained agent with that SFT critic.",
+            f"`papergym.baselines.hint_critic` ({rows}); `base` is the untrained agent with that SFT critic.",
             "Held-out SearchCritic-v0 questions (per-task means of sampled episodes; 95% stratified "
             "bootstrap over seeds × tasks):",
             table,

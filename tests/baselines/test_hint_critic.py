@@ -160,3 +160,20 @@ def test_the_agent_learns_with_the_learned_critic_and_differs_from_critic_only()
     frozen: list[dict[str, float]] = []
     hc.train(dataclasses.replace(args, update_agent=False), on_step=lambda s, m, p: frozen.append(m))
     assert np.mean([r["success"] for r in rows[-5:]]) > np.mean([r["success"] for r in frozen[-5:]]) + 0.2
+
+
+def test_a_shared_critic_draws_from_the_agents_read_rows_and_rdpo_moves_them() -> None:
+    messages = _messages(("The Ko Gate", FILM), ("Ana Bo (film director)", DIRECTOR))
+    options = hc.hint_options(hc.reading_of(QUESTION, messages), "read")
+    assert {h for paths in options.values() for p in paths for h, _, _ in p} == {"read"}
+    heads = SoftmaxHeads(hop.HEADS)
+    chosen, rejected = options['Missing hop: search for "Li Wu chemist".'], options[hc.ANSWER_NOW]
+    heads.prefer([(chosen, rejected)], steps=10, lr=0.1)
+    assert heads.logits["read"].detach().any() and not heads.logits["hint"].detach().any()
+    critic = hc.HintCritic(heads, "read")
+    said = [critic.feedback(QUESTION, messages, seed=s) for s in range(40)]
+    assert said.count(hc.ANSWER_NOW) < 20  # the preferred hint now dominates (1/9 under uniform rows)
+    warm = hc.warm_critic(hc.Args(env=ENV, env_kw=ENV_KW, critic_demos=20, critic_rows="shared"))
+    assert warm.heads.logits["read"].detach().any() and not warm.heads.logits["hint"].detach().any()
+    with pytest.raises(ValueError, match="critic_rows must be one of"):
+        _ = hc.Args(critic_rows="both").critic_head

@@ -218,6 +218,18 @@ def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) 
         cafe.section(summary)
 
 
+def test_a_shared_rows_critic_writes_its_own_section(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# benchmarks\n")
+    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--hopper-critic", "learned"]
+    argv += ["--hopper-critic-rows", "shared", "--out", str(tmp_path / "run"), "--write", str(readme)]
+    assert cli(argv) == 0
+    text = readme.read_text()
+    assert "<!-- reproduce:cafe-critic-shared:begin -->" in text and "`read` rows, shared" in text
+    assert "<!-- reproduce:cafe-critic:begin -->" not in text
+    assert (tmp_path / "cafe_critic_shared_training_success.png").stat().st_size > 0
+
+
 def test_learned_critic_runs_give_the_same_results_in_two_workers(tmp_path: Path) -> None:
     records = {}
     for workers in (1, 2):
@@ -233,6 +245,7 @@ def test_learned_critic_runs_give_the_same_results_in_two_workers(tmp_path: Path
     ({"policy": "lstm"}, "must be 'lm' or 'hopper'"),
     ({"policy": "hopper", "hopper_critic": "human"}, "must be 'oracle' or 'learned'"),
     ({"workers": 2}, "applies to --policy hopper"),
+    ({"policy": "hopper", "hopper_critic": "learned", "hopper_critic_rows": "both"}, "'own' or 'shared'"),
 ])  # fmt: skip
 def test_bad_hopper_arguments_are_refused(tmp_path: Path, overrides, message) -> None:
     with pytest.raises(ValueError, match=message):
