@@ -229,6 +229,8 @@ def section(summary: dict[str, Any]) -> str:
         for arm, rs in summary["rdpo_rounds"].items()
     )
     shared = summary.get("critic_rows", "own") == "shared"
+    png = "cafe_critic_shared_training_success.png" if shared else "cafe_critic_training_success.png"
+
     flag = " --hopper-critic-rows shared" if shared else ""
     rows = (
         "the agent's own `read` rows, shared: cloned from the oracle critic's hints (which moves the agent's "
@@ -251,7 +253,7 @@ def section(summary: dict[str, Any]) -> str:
             f"{summary['sft_agreement'] or 'n/a'}; last critics {agreement}.",
             "RDPO pairs per round, found / used (mean over seeds; a pair is dropped when both sides gave the "
             f"same hint or the rejected hint cannot be said on the chosen input): {rounds}.",
-            "![learned-critic training success](cafe_critic_training_success.png)",
+            f"![learned-critic training success]({png})",
             reading(summary),
         ]
     )

@@ -227,6 +227,7 @@ def test_a_shared_rows_critic_writes_its_own_section(tmp_path: Path) -> None:
     text = readme.read_text()
     assert "<!-- reproduce:cafe-critic-shared:begin -->" in text and "`read` rows, shared" in text
     assert "<!-- reproduce:cafe-critic:begin -->" not in text
+    assert "(cafe_critic_shared_training_success.png)" in text  # the section shows its own plot
     assert (tmp_path / "cafe_critic_shared_training_success.png").stat().st_size > 0
 
 
