@@ -17,15 +17,17 @@ from papergym.reproduce import driver
 PARALLEL = [name for name in driver.PLANNED if getattr(driver.module(name), "PARALLEL", False)]
 
 
-def test_the_service_and_memory_reproductions_take_workers() -> None:
-    assert {"iapo", "speechgym", "awm"} <= set(PARALLEL)
+def test_the_service_memory_and_search_reproductions_take_workers() -> None:
+    assert {"iapo", "speechgym", "awm", "cafe"} <= set(PARALLEL)
 
 
 @pytest.mark.parametrize(
     "name",
     [
         pytest.param("iapo", marks=pytest.mark.slow),
-        "speechgym",  # one driver end to end in the default suite; the pool itself is map_jobs's test below
+        # the default suite runs one driver end to end in two workers on its cheapest path,
+        # tests/reproduce/test_cafe.py::test_learned_critic_runs_give_the_same_results_in_two_workers
+        pytest.param("speechgym", marks=pytest.mark.slow),
         pytest.param("awm", marks=pytest.mark.slow),
     ],
 )
