@@ -159,21 +159,38 @@ def test_hopper_arms_differ_only_in_the_mechanism(tmp_path: Path) -> None:
         driver.check_arms(configs, cafe_hopper.REFERENCE, cafe_hopper.MECHANISM)
 
 
+def _hopper_smoke(tmp_path: Path, *flags: str, readme: str = "# benchmarks\n") -> tuple[dict, str]:
+    """A ``--smoke --policy hopper`` run with ``flags``, written into a README holding ``readme``: its
+    results.json and the README after it."""
+    path = tmp_path / "README.md"
+    path.write_text(readme)
+    out = tmp_path / "run"
+    argv = [
+        "reproduce",
+        "cafe",
+        "--smoke",
+        "--policy",
+        "hopper",
+        *flags,
+        "--out",
+        str(out),
+        "--write",
+        str(path),
+    ]
+    assert cli(argv) == 0
+    return json.loads((out / "results.json").read_text()), path.read_text()
+
+
 def test_hopper_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
     from papergym.reproduce import cafe_hopper
 
-    readme = tmp_path / "README.md"
-    readme.write_text("# benchmarks\n\n<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->\n")
-    out = tmp_path / "run"
-    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--out", str(out), "--write", str(readme)]
-    assert cli(argv) == 0
-    record_ = json.loads((out / "results.json").read_text())
+    lm_section = "<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->"
+    record_, text = _hopper_smoke(tmp_path, readme=f"# benchmarks\n\n{lm_section}\n")
     summary = record_["summary"]
     assert summary["policy"] == "hopper" and set(summary["metrics"]) == {"base", *cafe_hopper.ARMS}
     assert len(record_["curves"]["cafe"]["1"]) == 2  # seeds 0 and 1, two steps each
     assert not list(tmp_path.glob("sft-*"))  # no warm start
-    text = readme.read_text()
-    assert "<!-- reproduce:cafe:begin -->\nLM run\n<!-- reproduce:cafe:end -->" in text  # the LM section kept
+    assert lm_section in text  # the LM section kept
     assert "<!-- reproduce:cafe-hopper:begin -->" in text and "learned search policy" in text
     assert (tmp_path / "cafe_hopper_training_success.png").stat().st_size > 0
     with pytest.raises(ValueError, match="written by its run"):
@@ -196,12 +213,8 @@ def test_learned_critic_arms_differ_only_in_the_mechanism(tmp_path: Path) -> Non
 def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) -> None:
     from papergym.reproduce import cafe_critic
 
-    readme = tmp_path / "README.md"
-    readme.write_text("# benchmarks\n")
-    out = tmp_path / "run"
-    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--hopper-critic", "learned"]
-    assert cli([*argv, "--out", str(out), "--write", str(readme)]) == 0
-    summary = json.loads((out / "results.json").read_text())["summary"]
+    record_, text = _hopper_smoke(tmp_path, "--hopper-critic", "learned")
+    summary = record_["summary"]
     assert summary["policy"] == "hopper-learned-critic" and set(summary["metrics"]) == {
         "base",
         *cafe_critic.ARMS,
@@ -209,9 +222,8 @@ def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) 
     assert set(summary["rdpo_rounds"]) == set(cafe_critic.RDPO_ARMS)
     assert all(len(rounds) == 2 for rounds in summary["rdpo_rounds"].values())  # RDPO after each of 2 steps
     assert "em_cafe_last_critic_minus_sft_critic" in summary["claims"]
-    curve = json.loads((out / "results.json").read_text())["curves"]["coevolve"]["0"]
+    curve = record_["curves"]["coevolve"]["0"]
     assert {"success", "request_rate", "call_skip_gap"} <= set(curve[0])
-    text = readme.read_text()
     assert "<!-- reproduce:cafe-critic:begin -->" in text and "critic side" in text
     assert (tmp_path / "cafe_critic_training_success.png").stat().st_size > 0
     with pytest.raises(ValueError, match="written by its run"):
@@ -219,12 +231,7 @@ def test_learned_critic_smoke_run_writes_its_own_readme_section(tmp_path: Path) 
 
 
 def test_a_shared_rows_critic_writes_its_own_section(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text("# benchmarks\n")
-    argv = ["reproduce", "cafe", "--smoke", "--policy", "hopper", "--hopper-critic", "learned"]
-    argv += ["--hopper-critic-rows", "shared", "--out", str(tmp_path / "run"), "--write", str(readme)]
-    assert cli(argv) == 0
-    text = readme.read_text()
+    _, text = _hopper_smoke(tmp_path, "--hopper-critic", "learned", "--hopper-critic-rows", "shared")
     assert "<!-- reproduce:cafe-critic-shared:begin -->" in text and "`read` rows, shared" in text
     assert "<!-- reproduce:cafe-critic:begin -->" not in text
     assert "(cafe_critic_shared_training_success.png)" in text  # the section shows its own plot
