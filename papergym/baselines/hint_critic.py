@@ -313,6 +313,8 @@ def train(
 ) -> tuple[hop.HopperPolicy, list[dict[str, float]]]:
     """`search_hopper.train` with `HintCritic` as the env's critic and, when ``rdpo_every`` > 0, a
     `CriticRDPO` update every ``rdpo_every`` steps; the policy and the RDPO log."""
+    if args.rdpo_every < 0 or args.rdpo_steps < 0:
+        raise ValueError(f"rdpo_every and rdpo_steps must be >= 0, got {args.rdpo_every}, {args.rdpo_steps}")
     rdpo = (
         CriticRDPO(args.rdpo_every, args.rdpo_steps, args.rdpo_lr, args.rdpo_beta, args.critic_head)
         if args.rdpo_every

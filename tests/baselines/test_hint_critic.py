@@ -175,5 +175,7 @@ def test_a_shared_critic_draws_from_the_agents_read_rows_and_rdpo_moves_them() -
     assert said.count(hc.ANSWER_NOW) < 20  # the preferred hint now dominates (1/9 under uniform rows)
     warm = hc.warm_critic(hc.Args(env=ENV, env_kw=ENV_KW, critic_demos=20, critic_rows="shared"))
     assert warm.heads.logits["read"].detach().any() and not warm.heads.logits["hint"].detach().any()
+    with pytest.raises(ValueError, match="rdpo_every and rdpo_steps must be >= 0"):
+        hc.train(hc.Args(env=ENV, env_kw=ENV_KW, rdpo_every=-1))
     with pytest.raises(ValueError, match="critic_rows must be one of"):
         _ = hc.Args(critic_rows="both").critic_head
