@@ -118,18 +118,8 @@ class HintCritic:
         self, question: str, trajectory: Sequence[Mapping[str, Any]], *, seed: int | None = None
     ) -> str:
         """`Critic.feedback`: one sampled hint for the episode so far."""
-        reading = reading_of(question, trajectory)
-        rng = np.random.default_rng(seed)
-        reads: dict[tuple[int, int], int] = {}
-        decisions: list[Decision] = []
-
-        def choose(chain: int, depth: int) -> int:
-            if (chain, depth) not in reads:
-                row = reading.bucket * hop.MAX_DEPTH + depth
-                reads[chain, depth] = self.heads.draw(self.head, row, rng, decisions)
-            return reads[chain, depth]
-
-        return hint_text(hop.walk(reading, choose))
+        reading, rng = reading_of(question, trajectory), np.random.default_rng(seed)
+        return hint_text(hop.sampled_walk(self.heads, self.head, reading, {}, rng, []))
 
 
 @dataclass(frozen=True)
@@ -309,10 +299,11 @@ def warm_critic(args: Args) -> hop.HopperPolicy:
 
 
 def train(
-    args: Args, *, on_step: hop.StepCallback | None = None
+    args: Args, *, on_step: hop.StepCallback | None = None, policy: hop.HopperPolicy | None = None
 ) -> tuple[hop.HopperPolicy, list[dict[str, float]]]:
-    """`search_hopper.train` with `HintCritic` as the env's critic and, when ``rdpo_every`` > 0, a
-    `CriticRDPO` update every ``rdpo_every`` steps; the policy and the RDPO log."""
+    """`search_hopper.train` of ``policy`` (else `warm_critic`'s) with `HintCritic` as the env's critic and,
+    when ``rdpo_every`` > 0, a `CriticRDPO` update every ``rdpo_every`` steps; the policy and the RDPO
+    log."""
     if args.rdpo_every < 0 or args.rdpo_steps < 0:
         raise ValueError(f"rdpo_every and rdpo_steps must be >= 0, got {args.rdpo_every}, {args.rdpo_steps}")
     rdpo = (
@@ -325,6 +316,6 @@ def train(
         on_step=on_step,
         critic_of=lambda p: HintCritic(p.heads, args.critic_head),
         after_step=rdpo,
-        policy=warm_critic(args),
+        policy=warm_critic(args) if policy is None else policy,
     )
     return policy, [] if rdpo is None else rdpo.log

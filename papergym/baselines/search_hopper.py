@@ -175,16 +175,8 @@ class HopperPolicy:
     def chains(
         self, reading: Reading, reads: dict[tuple[int, int], int], rng: np.random.Generator, decisions: list
     ) -> list[tuple[str | None, str | None]]:
-        """`walk` with the ``read`` head: a decision is drawn the first time a chain reaches a passage and
-        kept in ``reads``."""
-
-        def choose(chain: int, depth: int) -> int:
-            if (chain, depth) not in reads:
-                row = reading.bucket * MAX_DEPTH + depth
-                reads[chain, depth] = self.heads.draw("read", row, rng, decisions)
-            return reads[chain, depth]
-
-        return walk(reading, choose)
+        """`sampled_walk` with the ``read`` head."""
+        return sampled_walk(self.heads, "read", reading, reads, rng, decisions)
 
     def act(
         self, reading: Reading, reads: dict[tuple[int, int], int], rng: np.random.Generator, decisions: list
@@ -245,6 +237,26 @@ def walk(reading: Reading, choose: Callable[[int, int], int]) -> list[tuple[str 
                 break
             entity, qualifier = value
     return out
+
+
+def sampled_walk(
+    heads: SoftmaxHeads,
+    head: str,
+    reading: Reading,
+    reads: dict[tuple[int, int], int],
+    rng: np.random.Generator,
+    decisions: list,
+) -> list[tuple[str | None, str | None]]:
+    """`walk` with relations drawn from ``head`` (row: the question bucket × depth): a decision is drawn the
+    first time a chain reaches a passage and kept in ``reads`` (the agent's reading and the critic's hints
+    both walk this way)."""
+
+    def choose(chain: int, depth: int) -> int:
+        if (chain, depth) not in reads:
+            reads[chain, depth] = heads.draw(head, reading.bucket * MAX_DEPTH + depth, rng, decisions)
+        return reads[chain, depth]
+
+    return walk(reading, choose)
 
 
 def answer(rule: str, reading: Reading, last_passages: Sequence[str | None]) -> str | None:

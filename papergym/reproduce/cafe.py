@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from papergym.baselines import grpo, rdpo, sft
+from papergym.baselines.hint_critic import CRITIC_HEADS
 from papergym.baselines.run import set_threads
 from papergym.credit.feedback import rdpo_pairs
 from papergym.reproduce import cafe_critic, cafe_hopper, report
@@ -351,9 +352,9 @@ def run(args: Args) -> dict[str, Any]:
             raise ValueError("--policy hopper trains the hopper from scratch; it takes no --model")
         if args.hopper_critic not in ("oracle", "learned"):
             raise ValueError(f"--hopper-critic must be 'oracle' or 'learned', got {args.hopper_critic!r}")
-        if args.hopper_critic_rows not in ("own", "shared"):
+        if args.hopper_critic_rows not in CRITIC_HEADS:
             raise ValueError(
-                f"--hopper-critic-rows must be 'own' or 'shared', got {args.hopper_critic_rows!r}"
+                f"--hopper-critic-rows must be one of {sorted(CRITIC_HEADS)}, got {args.hopper_critic_rows!r}"
             )
         return cafe_critic.run(args) if args.hopper_critic == "learned" else cafe_hopper.run(args)
     if args.policy != "lm":

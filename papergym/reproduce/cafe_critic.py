@@ -28,6 +28,7 @@ giving the oracle's hint on held-out inputs); and the RDPO pairs each round foun
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -118,7 +119,9 @@ def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, 
         keys = ("success", "request_rate", "call_skip_gap", "loss")
         rows.append({"step": float(step), **{k: metrics[k] for k in keys}})
 
-    policy, log = hc.train(config, on_step=on_step)
+    start = hc.warm_critic(config)
+    sft = copy.deepcopy(start.heads)  # the SFT critic, kept for the critic-generation check
+    policy, log = hc.train(config, on_step=on_step, policy=start)
     budget = 0 if NO_FEEDBACK in config.env_kw else 1
     result: dict[str, Any] = {
         "curve": rows,
@@ -127,8 +130,7 @@ def train_and_score(args: Args, hints: list[Any], config: hc.Args) -> dict[str, 
         "agreement": hc.agreement(policy.heads, hints),
     }
     if config.rdpo_every:
-        sft = hc.warm_critic(config)
-        sft_critic = hc.HintCritic(sft.heads, config.critic_head)
+        sft_critic = hc.HintCritic(sft, config.critic_head)
         result["eval_sft_critic"] = evaluate(args, policy, budget=1, critic=sft_critic)
     return result
 
