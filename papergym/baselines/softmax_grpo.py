@@ -44,17 +44,32 @@ class SoftmaxHeads:
 
     Args:
         heads: ``name -> (rows, choices)``.
-        lr: Adam step size.
+        lr: the GRPO optimizer's step size.
         epochs: gradient steps per `update` on the same samples (the first has ratio 1; later ones clip).
         clip: the clip range ε of the GRPO loss.
+        optimizer: `OPTIMIZERS`: ``adam`` (default) or ``sgd``. Adam scales each logit's step by that
+            logit's own gradient history, so on a table whose rows are each reached by few decisions a
+            positive per-decision weight (a credit rule's) barely changes the step; plain gradient
+            descent keeps the weights' magnitudes. Behaviour cloning and DPO use Adam either way.
     """
 
+    OPTIMIZERS = ("adam", "sgd")
+
     def __init__(
-        self, heads: dict[str, tuple[int, int]], *, lr: float = 0.1, epochs: int = 4, clip: float = 0.2
+        self,
+        heads: dict[str, tuple[int, int]],
+        *,
+        lr: float = 0.1,
+        epochs: int = 4,
+        clip: float = 0.2,
+        optimizer: str = "adam",
     ):
         torch = require("torch", "llm")
+        if optimizer not in self.OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {self.OPTIMIZERS}, got {optimizer!r}")
         self.logits = {name: torch.zeros(rows, n, requires_grad=True) for name, (rows, n) in heads.items()}
-        self.optimizer = torch.optim.Adam(list(self.logits.values()), lr=lr)
+        make = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
+        self.optimizer = make(list(self.logits.values()), lr=lr)
         self.epochs, self.clip = int(epochs), float(clip)
         self._probs: dict[tuple[str, int], np.ndarray] = {}  # draw's normalised rows until the next update
 

@@ -75,13 +75,8 @@ ACTION_TOKENS = {"telecom": 64, "retail": 160, "airline": 320}
 telecom, 118 in retail (an order edit with item ids) and 230 in airline (a booking with passengers; every
 digit is one token), and a shorter budget cuts the call off unclosed
 (`tests/reproduce/test_action_budgets.py`)."""
-PAPER: dict[str, dict[str, float]] = {
-    "telecom": {"grpo": 0.2174, "iapo": 0.3993},
-    "retail": {"grpo": 0.4431, "iapo": 0.5688},
-    "airline": {"grpo": 0.2278, "iapo": 0.2972},
-    "macro": {"grpo": 0.2961, "iapo": 0.4218},
-}
-"""IAPO's Qwen3-8B pass^1 (envs.md §4.3, Tables 1-2); no noisy-annotator number is given."""
+PAPER = iapo_menu.PAPER
+"""IAPO's Qwen3-8B pass^1 per domain and macro (envs.md §4.3, Tables 1-2)."""
 PAPER_FUNCTION_CALLS = {"grpo": 0.3904, "iapo": 0.3936}
 """BFCL-v4 multi-turn accuracy, GRPO vs IAPO (Table 1): the paper's "function calling not hurt"."""
 
@@ -130,9 +125,9 @@ class Args(WarmStartArgs, MenuRunArgs):
     """SFT batch size (whole episodes of ~1.4k tokens)."""
     policy: str = "lm"
     """``lm``: the tiny LM (or ``--model DIR``) as above; ``menu``: the learned non-LM menu policy of
-    `papergym.baselines.service_menu` on retail (`papergym.reproduce.iapo_menu`), with the ``menu_*``
-    fields, ``seeds``, ``eval_tasks``, ``max_turns``, ``noise``, ``env_kw`` and ``workers``. Its README
-    section is ``iapo-menu``."""
+    `papergym.baselines.menu_grpo` on the one domain of ``domains`` (retail or telecom;
+    `papergym.reproduce.iapo_menu`), with the ``menu_*`` fields, ``seeds``, ``eval_tasks``, ``max_turns``,
+    ``noise``, ``env_kw`` and ``workers``. Its README section is ``iapo-menu-<domain>``."""
     resume: bool = False
     """Continue every arm from its newest checkpoint under ``out`` (`papergym.baselines.grpo`'s resume:
     arms checkpoint every ``eval_every`` steps, so a finished run goes on to a larger ``--steps`` or more

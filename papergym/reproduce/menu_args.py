@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from papergym.baselines import service_menu as menu
+from papergym.baselines import menu_grpo
 
 
 @dataclass
 class MenuRunArgs:
-    """The ``menu_*`` fields of a driver whose ``--policy menu`` trains `papergym.baselines.service_menu`."""
+    """The ``menu_*`` fields of a driver whose ``--policy menu`` trains `papergym.baselines.retail_menu`."""
 
     menu_steps: int = 60
     """GRPO steps per arm of the menu policy."""
@@ -21,6 +21,10 @@ class MenuRunArgs:
     """Rollouts per task of the menu policy."""
     menu_lr: float = 0.1
     """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
+    menu_optimizer: str = "adam"
+    """The menu GRPO's optimizer on its logits (``adam``; ``sgd``: plain gradient descent, which keeps a
+    per-turn credit weight's magnitude where Adam normalises it away, `SoftmaxHeads`; it needs a larger
+    ``menu_lr``, e.g. 20)."""
     menu_demos: int = 40
     """Demonstrations of the menu's behaviour-cloning warm start (inferred: a base that succeeds rarely on
     the simulated speech channel, ~4%; ~17% on the clean text channel)."""
@@ -29,15 +33,16 @@ class MenuRunArgs:
     menu_eval_samples: int = 4
     """Sampled episodes per held-out task of the menu's evaluation."""
 
-    def menu_config(self, env: str, env_kw: Sequence[str], seed: int) -> menu.Args:
+    def menu_config(self, env: str, env_kw: Sequence[str], seed: int) -> menu_grpo.Args:
         """The menu GRPO config of one (seed, arm) run before its arm's mechanism is set."""
-        return menu.Args(
+        return menu_grpo.Args(
             env=env,
             env_kw=list(env_kw),
             steps=self.menu_steps,
             tasks_per_step=self.menu_tasks_per_step,
             group_size=self.menu_group_size,
             lr=self.menu_lr,
+            optimizer=self.menu_optimizer,
             demos=self.menu_demos,
             demo_steps=self.menu_demo_steps,
             seed=seed,

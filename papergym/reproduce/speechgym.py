@@ -117,7 +117,7 @@ class Args(WarmStartArgs, MenuRunArgs):
     """The demonstrations' policy: the oracle's procedure with values as heard (module docstring)."""
     policy: str = "lm"
     """``lm``: the tiny LM (or ``--model DIR``) as above; ``menu``: the learned non-LM menu policy of
-    `papergym.baselines.service_menu` (`papergym.reproduce.speechgym_menu`: behaviour-cloned on
+    `papergym.baselines.retail_menu` (`papergym.reproduce.speechgym_menu`: behaviour-cloned on
     ``menu_demos`` HearingOracle episodes, then both arms), with the ``menu_*`` fields, ``seeds``,
     ``eval_tasks``, ``transfer_tasks``, ``transfer_seeds`` and ``workers``. Its README section is
     ``speechgym-menu``."""

@@ -3,7 +3,7 @@ non-LM service agent.
 
 Why a non-LM policy (DESIGN.md §Reproductions allows one where an LM cannot learn the task on a CPU): the
 SFT-warmed tiny LM never makes a successful tool call (the LM path's section), so neither arm's reward
-ever varies. `papergym.baselines.service_menu.MenuPolicy` forms well-formed calls by construction, with
+ever varies. `papergym.baselines.service_menu_grpo.MenuAgent` forms well-formed calls by construction, with
 slot values as heard on the channel, and learns what to do: which question to ask, which lookup or write to
 make, what to tell the user. It starts from a behaviour-cloning warm start on ``menu_demos``
 `HearingOracle` episodes (the oracle's procedure with values as heard; the same warm start for both arms),
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from papergym.baselines import service_menu as menu
+from papergym.baselines import menu_grpo
 from papergym.core.trajectory import Trajectory, rollout
 from papergym.reproduce import report
 from papergym.reproduce import service_measures as sm
@@ -67,7 +67,7 @@ def env_kw(args: Args, channel: str | None = None) -> list[str]:
     return [*kw, "obs_mode=chat"]
 
 
-def arm_configs(args: Args, seed: int) -> dict[str, menu.Args]:
+def arm_configs(args: Args, seed: int) -> dict[str, menu_grpo.Args]:
     """Each arm's menu GRPO config for one seed."""
     config = args.menu_config(args.env, env_kw(args), seed)
     process = dataclasses.replace(config, wrapper=PROCESS_WRAPPER)
@@ -81,7 +81,7 @@ def arm_configs(args: Args, seed: int) -> dict[str, menu.Args]:
 def evaluate(kw: list[str], env_id: str, play: Any, *, tasks: int, samples: int) -> dict[str, list[float]]:
     """Per held-out task, each measure averaged over ``samples`` episodes of ``play(env, rng, seed)``
     (test split from `EVAL_SEED`, the sampling generator seeded the same for every policy)."""
-    env = menu.make_env(env_id, kw)
+    env = menu_grpo.make_env(env_id, kw)
     rng = np.random.default_rng(EVAL_SEED)
     per_task: list[list[dict[str, float]]] = []
     try:
@@ -93,9 +93,9 @@ def evaluate(kw: list[str], env_id: str, play: Any, *, tasks: int, samples: int)
     return {key: [float(np.mean([m[key] for m in ms])) for ms in per_task] for key in MEASURES}
 
 
-def _menu_player(policy: menu.MenuPolicy) -> Any:
+def _menu_player(policy: menu_grpo.MenuAgent) -> Any:
     def play(env: Any, rng: np.random.Generator, seed: int) -> Trajectory:
-        return menu.play(env, policy, rng, seed=seed, options={"split": "test"})[0]
+        return menu_grpo.play(env, policy, rng, seed=seed, options={"split": "test"})[0]
 
     return play
 
@@ -106,7 +106,7 @@ def _oracle_play(env: Any, rng: np.random.Generator, seed: int) -> Trajectory:
     return rollout(env, HearingOracle(), seed=seed, options={"split": "test"})
 
 
-def scores(args: Args, policy: menu.MenuPolicy, seed: int) -> dict[str, Any]:
+def scores(args: Args, policy: menu_grpo.MenuAgent, seed: int) -> dict[str, Any]:
     """A policy's held-out scores on the simulated channel and, for the first ``transfer_seeds`` training
     seeds, on the real text channels of ``transfer_channels``."""
     play = _menu_player(policy)
@@ -128,7 +128,7 @@ def transfer_channels(args: Args) -> list[str]:
     return [c for c in args.transfer_channels if c in TEXT_CHANNELS] if args.transfer_seeds > 0 else []
 
 
-def train_and_score(args: Args, config: menu.Args) -> tuple[list[dict[str, float]], dict[str, Any]]:
+def train_and_score(args: Args, config: menu_grpo.Args) -> tuple[list[dict[str, float]], dict[str, Any]]:
     """One (seed, arm) run: its learning curve and its held-out scores (a `train_arms` job)."""
     rows: list[dict[str, float]] = []
 
@@ -145,14 +145,14 @@ def train_and_score(args: Args, config: menu.Args) -> tuple[list[dict[str, float
             }
         )
 
-    policy = menu.train(config, on_step=on_step)
+    policy = menu_grpo.train(config, on_step=on_step)
     return rows, scores(args, policy, config.seed)
 
 
 def run(args: Args) -> dict[str, Any]:
     """Train both arms on every seed, evaluate them, the warm start and the demonstrator, write the report."""
     out = Path(args.out)
-    warm = menu.warm_policy(arm_configs(args, 0)["outcome"])
+    warm = menu_grpo.warm_policy(arm_configs(args, 0)["outcome"])
     base = scores(args, warm, 0)
     held: dict[str, list[dict[str, list[float]]]] = {"base": [base["simulated"]] * args.seeds}
     curves: dict[str, dict[int, list[dict[str, float]]]] = {arm: {} for arm in ARMS}
@@ -200,7 +200,7 @@ def describe(summary: dict[str, Any]) -> str:
     return (
         f"`papergym/VoiceService-v0` ({', '.join(f'`{kw}`' for kw in run['env_kw'])}, `obs_mode=chat`; "
         "retail, generated tasks, scripted user). Policy: the learned menu policy "
-        "(`papergym.baselines.service_menu`, not a language model: the tiny LM never makes a successful "
+        "(`papergym.baselines.retail_menu`, not a language model: the tiny LM never makes a successful "
         "call, the LM path's section): well-formed calls with slot values as heard are given by its "
         "actions; which question, lookup, write or report to make is learned, in softmax rows chosen by "
         "the request's intent words and the conversation's progress. Warm start: behaviour cloning on "

@@ -155,16 +155,24 @@ def test_resume_extends_a_finished_run_to_the_unbroken_runs_results(
     assert extended["curves"] == whole["curves"]
 
 
-def test_menu_arms_differ_only_in_the_advantage_hook(tmp_path: Path) -> None:
-    configs = iapo_menu.arm_configs(_args(tmp_path, menu_steps=7, noise=0.3), seed=1)
+@pytest.mark.parametrize("domain", ["retail", "telecom"])
+def test_menu_arms_differ_only_in_the_advantage_hook(tmp_path: Path, domain: str) -> None:
+    configs = iapo_menu.arm_configs(_args(tmp_path, menu_steps=7, noise=0.3, domains=[domain]), seed=1)
     driver.check_arms(configs, iapo_menu.REFERENCE, iapo_menu.MECHANISM)
     assert configs["grpo"].advantage_hook is None and configs["iapo"].advantage_hook == "influence"
     assert configs["iapo_noisy"].advantage_hook_kw == ["noise=0.3"] and not configs["iapo"].advantage_hook_kw
-    assert {"domain=retail", "obs_mode=chat", "format_penalty=0"} <= set(configs["grpo"].env_kw)
+    assert {f"domain={domain}", "obs_mode=chat", "format_penalty=0"} <= set(configs["grpo"].env_kw)
+    assert {c.menu for c in configs.values()} == {domain}
     for change in ({"lr": 0.3}, {"demos": 3}, {"group_size": 16}):
         changed = {**configs, "iapo": dataclasses.replace(configs["iapo"], **change)}
         with pytest.raises(AssertionError, match="differs from"):
             driver.check_arms(changed, iapo_menu.REFERENCE, iapo_menu.MECHANISM)
+
+
+@pytest.mark.parametrize("domains", [["airline"], ["retail", "telecom"]])
+def test_menu_runs_one_domain_with_a_menu(tmp_path: Path, domains: list[str]) -> None:
+    with pytest.raises(ValueError, match="one domain with a menu"):
+        iapo_menu.arm_configs(_args(tmp_path, domains=domains), seed=0)
 
 
 def test_menu_measures_count_calls_from_structured_flags() -> None:
@@ -188,7 +196,10 @@ def test_menu_smoke_run_writes_its_own_section(tmp_path: Path) -> None:
     }
     assert (out / "training_success.png").stat().st_size > 0
     text = readme.read_text()
-    assert "<!-- reproduce:iapo-menu:begin -->" in text and "| iapo − grpo, held-out success |" in text
+    assert (
+        "<!-- reproduce:iapo-menu-telecom:begin -->" in text and "| iapo − grpo, held-out success |" in text
+    )
+    assert "| paper (telecom, 8B) |" in text and "+18.19 (telecom pass^1)" in text
     with pytest.raises(SystemExit, match="written by its run"):
         cli(["reproduce", "iapo", "--render", str(out / "results.json")])
     with pytest.raises(ValueError, match="takes no --model"):

@@ -25,10 +25,10 @@ tracking, order count, gift card balance, payment method, cancellation, payment 
 transfer); exchanges, item and address edits and sums need arguments it cannot form, so its success has a
 ceiling below 1 (the same for every arm). Nothing reads the task, its gold actions or the env's checks.
 
-`demonstrations` turns `HearingOracle` episodes (the oracle's procedure with values as heard) into the
-menu's decisions, for a behaviour-cloning warm start (`SoftmaxHeads.imitate`); `play` runs one episode;
-`train` runs GRPO over groups of episodes of one task (optionally in an env wrapper, e.g. SpeechGym's
-`ProcessReward`).
+`MenuPolicy.episode_decisions` turns demonstrations (`HearingOracle` episodes on a speech channel: the
+oracle's procedure with values as heard; the env's oracle on ``ServiceAgent-v0``) into the menu's
+decisions, for a behaviour-cloning warm start; `papergym.baselines.menu_grpo` plays, warms and trains it
+(optionally in an env wrapper, e.g. SpeechGym's `ProcessReward`).
 """
 
 from __future__ import annotations
@@ -36,28 +36,15 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from papergym.baselines import grpo
-from papergym.baselines.losses import group_advantages
-from papergym.baselines.run import parse_kwargs
-from papergym.baselines.softmax_grpo import (
-    Sample,
-    SoftmaxGRPOArgs,
-    SoftmaxHeads,
-    decision_advantages,
-    make_env,
-    sample_groups,
-)
-from papergym.core import info_keys as K
-from papergym.core.errors import require
+from papergym.baselines.menu_grpo import Demonstrator
+from papergym.baselines.softmax_grpo import Decision, SoftmaxHeads
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
-from papergym.core.trajectory import Step, Trajectory
-from papergym.credit import ADVANTAGE_HOOKS, resolve
 from papergym.envs.service.user import STOP
 from papergym.envs.voice.hearing_oracle import understood
 
@@ -104,8 +91,6 @@ HEADS: dict[str, tuple[int, int]] = {
     "items": (INTENT_BUCKETS, len(ITEMS)),
     "field": (INTENT_BUCKETS, len(FIELDS)),
 }
-TRAIN_OPTIONS = {"split": "train"}
-"""The reset options of a training episode."""
 ASKS = {
     "ask_email": "Could you please tell me your email address?",
     "ask_name_zip": "Could you please tell me your first name, last name and zip code?",
@@ -333,8 +318,20 @@ def needed_heads(act: str, tool: str) -> tuple[str, ...]:
 class MenuPolicy:
     """The menu's softmax heads (`HEADS`, zero logits: uniform choices) and how a turn draws from them."""
 
-    def __init__(self, *, lr: float = 0.1, epochs: int = 4) -> None:
-        self.heads = SoftmaxHeads(HEADS, lr=lr, epochs=epochs)
+    def __init__(self, *, lr: float = 0.1, epochs: int = 4, optimizer: str = "adam") -> None:
+        self.heads = SoftmaxHeads(HEADS, lr=lr, epochs=epochs, optimizer=optimizer)
+
+    @staticmethod
+    def read(messages: Sequence[Mapping[str, Any]]) -> Reading:
+        return Reading.of(messages)
+
+    @staticmethod
+    def demonstrator(env: Any, task_seed: int) -> Demonstrator:
+        return _demonstrator(env, task_seed)
+
+    @staticmethod
+    def episode_decisions(turns: Sequence[tuple[Reading, str]]) -> list[Decision]:
+        return episode_decisions(turns)
 
     @staticmethod
     def rows(reading: Reading) -> dict[str, int]:
@@ -344,7 +341,7 @@ class MenuPolicy:
             **{head: intent for head in HEADS if head != "act"},
         }
 
-    def act(self, reading: Reading, rng: np.random.Generator, decisions: list[tuple[str, int, int]]) -> str:
+    def act(self, reading: Reading, rng: np.random.Generator, decisions: list[Decision]) -> str:
         """Draw one turn's choices (recorded in ``decisions``) and return the action they say."""
         rows = self.rows(reading)
         choice = {"act": self.heads.draw("act", rows["act"], rng, decisions)}
@@ -356,33 +353,6 @@ class MenuPolicy:
             if head not in choice:
                 choice[head] = self.heads.draw(head, rows[head], rng, decisions)
         return render(reading, choice)
-
-
-def play(
-    env: Any, policy: MenuPolicy, rng: np.random.Generator, *, seed: int, options: Mapping[str, Any]
-) -> tuple[Trajectory, Sample, list[int]]:
-    """One episode (a chat-observation env): its trajectory, the decisions drawn (`Sample`) and the step
-    index of each decision."""
-    observation, info = env.reset(seed=seed, options=dict(options))
-    traj = Trajectory(str(info.get(K.TASK_ID, seed)), seed, reset_info=info)
-    sample = Sample("")
-    steps_of: list[int] = []
-    while True:
-        before = len(sample.decisions)
-        action = policy.act(Reading.of(_messages(observation)), rng, sample.decisions)
-        steps_of += [len(traj.steps)] * (len(sample.decisions) - before)
-        new, reward, terminated, truncated, info = env.step(action)
-        traj.steps.append(Step(observation, action, float(reward), info))
-        observation = new
-        if terminated or truncated:
-            traj.success, traj.terminated, traj.truncated = bool(info.get("success")), terminated, truncated
-            return traj, sample, steps_of
-
-
-def _messages(observation: Any) -> Sequence[Mapping[str, Any]]:
-    if isinstance(observation, str):
-        raise ValueError("the menu policy reads chat observations: make the env with obs_mode='chat'")
-    return observation
 
 
 # ---------------------------------------------------------------------- behaviour cloning
@@ -446,117 +416,26 @@ def decisions_of(reading: Reading, choice: Mapping[str, int]) -> list[tuple[str,
     return [("act", rows["act"], choice["act"])] + [(h, rows[h], choice[h]) for h in heads]
 
 
-def demonstrations(env: Any, episodes: int, *, seed: int) -> list[Sample]:
-    """``episodes`` demonstrations on training tasks (`HearingOracle` on a speech channel, the env's
-    oracle on the text-only ``ServiceAgent-v0``), as the menu's decisions (one `Sample` per episode; turns
-    the menu cannot say are left out)."""
+def _demonstrator(env: Any, task_seed: int) -> Demonstrator:
+    """`HearingOracle` on a speech channel (values as heard), else the env's oracle."""
     from papergym.envs.voice.hearing_oracle import HearingOracle
 
-    heard = hasattr(env.unwrapped, "heard")  # a speech channel: the oracle fills values as heard
+    if not hasattr(env.unwrapped, "heard"):
+        return lambda observation, info: str(env.unwrapped.oracle_action())
     oracle = HearingOracle()
-    rng = np.random.default_rng(seed)
-    samples = []
-    for task_seed in rng.integers(0, 2**31 - 1, size=episodes):
-        oracle.bind(env)
-        oracle.reset(seed=int(task_seed))
-        observation, info = env.reset(seed=int(task_seed), options=dict(TRAIN_OPTIONS))
-        turns: list[tuple[Reading, str]] = []
-        done = False
-        while not done:
-            action = oracle(observation, info) if heard else env.unwrapped.oracle_action()
-            turns.append((Reading.of(_messages(observation)), action))
-            observation, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
-        sample = Sample("")
-        for t, (reading, action) in enumerate(turns):
-            writes = (_write_choices(r, a) for r, a in turns[t + 1 :] if parse_tool_calls(a).calls)
-            next_write = next((w for w in writes if w is not None), None)
-            choice = label(reading, action, next_write)
-            if choice is not None:
-                sample.decisions += decisions_of(reading, choice)
-        samples.append(sample)
-    return samples
+    oracle.bind(env)
+    oracle.reset(seed=task_seed)
+    return oracle
 
 
-# ---------------------------------------------------------------------- GRPO
-@dataclass
-class Args(SoftmaxGRPOArgs):
-    """GRPO on the menu policy: ``steps`` × ``tasks_per_step`` tasks × ``group_size`` episodes, after a
-    behaviour-cloning warm start on ``demos`` oracle episodes."""
-
-    env: str = "papergym/VoiceService-v0"
-    """The env id the policy trains on."""
-    env_kw: list[str] = field(
-        default_factory=lambda: ["channel=simulated", "obs_mode=chat", "format_penalty=0", "max_steps=16"]
-    )
-    """The simulated speech channel, chat observations, no format term, 16 steps."""
-    wrapper: str | None = None
-    """A wrapper of the training envs (a `papergym.wrappers.WRAPPERS` name, e.g. ``process_reward``)."""
-    wrapper_kw: list[str] = field(default_factory=list)
-    """The wrapper's kwargs as key=value (e.g. ``max_calls=4`` for ``process_reward``)."""
-    advantage_hook: str | None = None
-    """An `AdvantageHook` name of `papergym.credit.ADVANTAGE_HOOKS` (IAPO: ``influence``), applied per turn;
-    None: one advantage per episode (flat credit)."""
-    advantage_hook_kw: list[str] = field(default_factory=list)
-    """The hook's kwargs as key=value (e.g. ``noise=0.2`` for ``influence``)."""
-    demos: int = 16
-    """HearingOracle episodes of the warm start (inferred; sets how rarely the base succeeds)."""
-    demo_steps: int = 50
-    """Behaviour-cloning steps on them."""
-    demo_lr: float = 0.1
-    """Their Adam step size."""
-    demo_seed: int = 12345
-    """Seeds the demonstrations' tasks (the same warm start for every arm and training seed)."""
-
-
-StepCallback = Callable[[int, dict[str, float], list[Trajectory]], None]
-
-
-def warm_policy(args: Args) -> MenuPolicy:
-    """A fresh policy behaviour-cloned on ``args.demos`` demonstrations (no wrapper: the warm start is the
-    same for every arm)."""
-    policy = MenuPolicy(lr=args.lr, epochs=args.epochs)
-    env = make_env(args.env, args.env_kw)
-    try:
-        policy.heads.imitate(
-            demonstrations(env, args.demos, seed=args.demo_seed), steps=args.demo_steps, lr=args.demo_lr
-        )
-    finally:
-        env.close()
-    return policy
-
-
-def train(args: Args, *, on_step: StepCallback | None = None) -> MenuPolicy:
-    """The warm start, then GRPO on ``args.env`` (wrapped in ``args.wrapper``): every step,
-    ``tasks_per_step`` train-split tasks, ``group_size`` episodes each, rewards the episodes' returns,
-    advantages group-normalised (and passed through ``advantage_hook``, per turn, when one is named).
-    ``on_step(step, metrics, trajectories)`` gets the step's mean return, success and loss and its
-    episodes."""
-    require("torch", "llm")  # a clear error before any episode is played
-    if args.advantage_hook_kw and args.advantage_hook is None:
-        raise ValueError("advantage_hook_kw configures advantage_hook: name the hook")
-    hook = resolve(args.advantage_hook, ADVANTAGE_HOOKS, **parse_kwargs(args.advantage_hook_kw))
-    policy = warm_policy(args)
-    env = make_env(args.env, args.env_kw, args.wrapper, args.wrapper_kw)
-    rng = np.random.default_rng(args.seed)
-    try:
-        for step in range(args.steps):
-            groups, samples, steps_of = sample_groups(env, policy, play, rng, args, TRAIN_OPTIONS)
-            rewards = grpo.group_rewards(groups, None)
-            advantages = (
-                group_advantages(rewards).flatten().tolist()
-                if hook is None
-                else decision_advantages(groups, rewards, steps_of, hook)
-            )
-            loss = policy.heads.update(samples, advantages)
-            if on_step is not None:
-                trajs = [t for g in groups for t in g]
-                metrics = {
-                    "reward": float(np.mean([t.total_reward for t in trajs])),
-                    "success": float(np.mean([t.success for t in trajs])),
-                    "loss": loss,
-                }
-                on_step(step, metrics, trajs)
-    finally:
-        env.close()
-    return policy
+def episode_decisions(turns: Sequence[tuple[Reading, str]]) -> list[Decision]:
+    """A demonstration's ``(reading, action)`` turns as the menu's decisions (turns the menu cannot say are
+    left out; a confirmation question is labelled with the episode's next write call)."""
+    decisions: list[Decision] = []
+    for t, (reading, action) in enumerate(turns):
+        writes = (_write_choices(r, a) for r, a in turns[t + 1 :] if parse_tool_calls(a).calls)
+        next_write = next((w for w in writes if w is not None), None)
+        choice = label(reading, action, next_write)
+        if choice is not None:
+            decisions += decisions_of(reading, choice)
+    return decisions

@@ -10,17 +10,18 @@ import pytest
 
 pytest.importorskip("torch")
 
-from papergym.baselines import service_menu as menu
+from papergym.baselines import menu_grpo
+from papergym.baselines import retail_menu as menu
 from papergym.baselines.softmax_grpo import Sample, SoftmaxHeads
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.voice.hearing_oracle import HearingOracle
 
-ARGS = menu.Args()
+ARGS = menu_grpo.Args()
 
 
 @pytest.fixture(scope="module")
 def env():
-    env = menu.make_env(ARGS.env, ARGS.env_kw)
+    env = menu_grpo.make_env(ARGS.env, ARGS.env_kw)
     yield env
     env.close()
 
@@ -82,7 +83,7 @@ def test_reading_follows_ids_results_failures_and_confirmation() -> None:
 
 
 def test_every_choice_says_a_well_formed_action(env) -> None:
-    observation, _ = env.reset(seed=4, options=menu.TRAIN_OPTIONS)
+    observation, _ = env.reset(seed=4, options=menu_grpo.TRAIN_OPTIONS)
     reading = menu.Reading.of(observation)
     for act in range(len(menu.ACTS)):
         for write in range(len(menu.WRITES)):
@@ -100,7 +101,7 @@ def test_labels_reproduce_the_demonstrators_actions(env) -> None:
     for seed in range(12):
         oracle.bind(env)
         oracle.reset(seed=seed)
-        observation, info = env.reset(seed=seed, options=menu.TRAIN_OPTIONS)
+        observation, info = env.reset(seed=seed, options=menu_grpo.TRAIN_OPTIONS)
         done = False
         while not done:
             action = oracle(observation, info)
@@ -123,18 +124,18 @@ def test_same_seed_same_episode_and_the_policy_reads_only_observations(env) -> N
     policy = menu.MenuPolicy()
     runs = []
     for _ in range(2):
-        traj, sample, _ = menu.play(
-            env, policy, np.random.default_rng(5), seed=11, options=menu.TRAIN_OPTIONS
+        traj, sample, _ = menu_grpo.play(
+            env, policy, np.random.default_rng(5), seed=11, options=menu_grpo.TRAIN_OPTIONS
         )
         runs.append(([s.action for s in traj.steps], sample.decisions))
     assert runs[0] == runs[1] and runs[0][1]
     with pytest.raises(ValueError, match="obs_mode='chat'"):
-        text_env = menu.make_env(ARGS.env, [k for k in ARGS.env_kw if k != "obs_mode=chat"])
-        menu.play(text_env, policy, np.random.default_rng(0), seed=1, options=menu.TRAIN_OPTIONS)
+        text_env = menu_grpo.make_env(ARGS.env, [k for k in ARGS.env_kw if k != "obs_mode=chat"])
+        menu_grpo.play(text_env, policy, np.random.default_rng(0), seed=1, options=menu_grpo.TRAIN_OPTIONS)
 
 
 def test_behaviour_cloning_fits_the_demonstrations(env) -> None:
-    demos = menu.demonstrations(env, 6, seed=1)
+    demos = menu_grpo.demonstrations(env, menu.MenuPolicy, 6, seed=1)
     assert all(s.decisions for s in demos)
     heads = SoftmaxHeads(menu.HEADS)
     before = -heads._logp(demos)[0].sum().item()
@@ -156,8 +157,8 @@ def test_grpo_trains_on_the_reward_of_its_env(env) -> None:
             bonus += [t.total_reward - float(t.success) for t in trajs]
             varied += [np.ptp([t.total_reward for t in trajs[g : g + 4]]) > 0 for g in (0, 4)]
 
-        warm = menu.warm_policy(args).heads.logits
-        policy = menu.train(dataclasses.replace(args, wrapper=wrapper), on_step=on_step)
+        warm = menu_grpo.warm_policy(args).heads.logits
+        policy = menu_grpo.train(dataclasses.replace(args, wrapper=wrapper), on_step=on_step)
         moved = any(not bool((policy.heads.logits[h] == warm[h]).all()) for h in warm)
         assert moved == any(varied)  # GRPO moves the logits exactly when a group's rewards vary
         seen[str(wrapper)] = bonus
@@ -177,15 +178,15 @@ def test_an_identity_hook_trains_as_flat_credit_and_influence_credit_differs() -
         group_size=4,
         demos=40,  # a base that succeeds in ~1 of 7 text-channel episodes: some of 16 groups vary
     )
-    warm = menu.warm_policy(args).heads.logits
-    flat = menu.train(args).heads.logits
-    same = menu.train(dataclasses.replace(args, advantage_hook=f"{__name__}:IdentityHook")).heads.logits
-    iapo = menu.train(dataclasses.replace(args, advantage_hook="influence")).heads.logits
+    warm = menu_grpo.warm_policy(args).heads.logits
+    flat = menu_grpo.train(args).heads.logits
+    same = menu_grpo.train(dataclasses.replace(args, advantage_hook=f"{__name__}:IdentityHook")).heads.logits
+    iapo = menu_grpo.train(dataclasses.replace(args, advantage_hook="influence")).heads.logits
     assert any(not torch.equal(flat[h], warm[h]) for h in flat)  # some group varied: GRPO moved
     assert all(torch.allclose(flat[h], same[h], atol=1e-6) for h in flat)  # per-turn form, same loss
     assert any(not torch.allclose(flat[h], iapo[h], atol=1e-6) for h in flat)
     with pytest.raises(ValueError, match="name the hook"):
-        menu.train(dataclasses.replace(args, advantage_hook_kw=["noise=0.2"]))
+        menu_grpo.train(dataclasses.replace(args, advantage_hook_kw=["noise=0.2"]))
 
 
 class IdentityHook:
