@@ -70,9 +70,13 @@ def menu_domain(args: Args) -> str:
     return args.domains[0]
 
 
-def section_key(domain: str) -> str:
-    """The README section of one domain's run."""
-    return f"iapo-menu-{domain}"
+def section_key(domain: str, optimizer: str = "adam") -> str:
+    """The README section of one domain's run (``-sgd`` appended for the plain-gradient optimizer).
+
+    >>> section_key("telecom"), section_key("retail", "sgd")
+    ('iapo-menu-telecom', 'iapo-menu-retail-sgd')
+    """
+    return f"iapo-menu-{domain}" + ("" if optimizer == "adam" else f"-{optimizer}")
 
 
 def env_kw(args: Args) -> list[str]:
@@ -151,9 +155,10 @@ def run(args: Args) -> dict[str, Any]:
         held.setdefault(arm, []).append(scores)
     summary = summarise(held, curves, domain)
     summary["setting"] = setting(args)
-    report.write_results(out, name=section_key(domain), args=args, curves=curves, summary=summary)
+    key = section_key(domain, args.menu_optimizer)
+    report.write_results(out, name=key, args=args, curves=curves, summary=summary)
     plot(out, curves, domain)
-    publish(out, section_key(domain), section(summary), args.write)
+    publish(out, key, section(summary), args.write)
     summary["out"] = str(out)
     return summary
 
@@ -249,6 +254,8 @@ def section(summary: dict[str, Any]) -> str:
     run, gaps, paper = summary["setting"], summary["gaps"], summary["paper"]
     domain = run.get("domain", "retail")  # runs before telecom had a menu were retail
     gain = 100 * (paper["iapo"] - paper["grpo"])
+    optimizer = run.get("menu_optimizer", "adam")
+    flags = "" if optimizer == "adam" else f" --menu-optimizer {optimizer} --menu-lr {run['menu_lr']:g}"
     rows = [
         {
             "arm": arm,
@@ -287,7 +294,7 @@ def section(summary: dict[str, Any]) -> str:
         "from the env's provenance, β₊ = 0.05, c = 0.25, one weight per turn) and the same with a noisy "
         f"annotator (ρ = {run['noise']}). Budget: {run['seeds']} seeds × {run['menu_steps']} steps × "
         f"{run['menu_tasks_per_step']} tasks × {run['menu_group_size']} rollouts, "
-        f"{run.get('menu_optimizer', 'adam')} at lr {run['menu_lr']:g}; "
+        f"{optimizer} at lr {run['menu_lr']:g}; "
         f"held-out {run['eval_tasks']} test tasks × {run['menu_eval_samples']} sampled episodes (95% "
         "stratified bootstrap over seeds × tasks; training success over seeds)."
     )
@@ -303,7 +310,7 @@ def section(summary: dict[str, Any]) -> str:
     return "\n\n".join(
         [
             f"### IAPO: flat vs influence credit on a learned menu policy, {domain} "
-            f"(`papergym reproduce iapo --policy menu --domains {domain}`)",
+            f"(`papergym reproduce iapo --policy menu --domains {domain}{flags}`)",
             setting_text,
             table,
             claims,
