@@ -18,6 +18,7 @@ what does not depend on the domain's tools:
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -38,6 +39,7 @@ from papergym.baselines.softmax_grpo import (
 )
 from papergym.core import info_keys as K
 from papergym.core.errors import require
+from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.core.trajectory import Step, Trajectory
 from papergym.credit import ADVANTAGE_HOOKS, resolve
 
@@ -88,6 +90,25 @@ def menu_class(name: str) -> type[MenuAgent]:
     module, cls = MENUS[name].split(":")
     found: type[MenuAgent] = getattr(importlib.import_module(module), cls)
     return found
+
+
+def tool_result(text: str) -> Any:
+    """A tool message's result: its JSON value, else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def call_text(name: str, **arguments: Any) -> str:
+    """The action calling tool ``name`` with ``arguments``."""
+    return ToolCall(name, arguments).format()
+
+
+def same_call(a: str, b: str) -> bool:
+    """Whether two actions are each one call, the same tool with the same arguments."""
+    calls_a, calls_b = parse_tool_calls(a).calls, parse_tool_calls(b).calls
+    return len(calls_a) == len(calls_b) == 1 and calls_a[0].to_dict() == calls_b[0].to_dict()
 
 
 def messages_of(observation: Any) -> Sequence[Mapping[str, Any]]:

@@ -33,7 +33,6 @@ decisions, for a behaviour-cloning warm start; `papergym.baselines.menu_grpo` pl
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -42,9 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.menu_grpo import Demonstrator
+from papergym.baselines.menu_grpo import Demonstrator, call_text, same_call, tool_result
 from papergym.baselines.softmax_grpo import Decision, SoftmaxHeads
-from papergym.core.tool_calls import ToolCall, parse_tool_calls
+from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.service.user import STOP
 from papergym.envs.voice.hearing_oracle import understood
 
@@ -125,13 +124,6 @@ def heard_facts(turn: str) -> dict[str, str]:
     return facts
 
 
-def _result(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 @dataclass
 class Reading:
     """What the policy knows, re-read from the whole conversation each turn (a chat observation)."""
@@ -173,7 +165,7 @@ class Reading:
         self.failed = text.startswith("Error")
         if self.failed:
             return
-        result = _result(text)
+        result = tool_result(text)
         if name.startswith("find_user_id"):
             self.user_id = str(result)
         elif name == "get_user_details" and isinstance(result, dict):
@@ -198,21 +190,21 @@ class Reading:
         """The next read call (empty arguments where nothing was heard: the call fails)."""
         if self.user_id is None:
             if "email" in self.facts or not {"first name", "last name", "zip code"} <= set(self.facts):
-                return _call("find_user_id_by_email", email=self.facts.get("email", ""))
+                return call_text("find_user_id_by_email", email=self.facts.get("email", ""))
             f = self.facts
-            return _call(
+            return call_text(
                 "find_user_id_by_name_zip",
                 first_name=f["first name"],
                 last_name=f["last name"],
                 zip=f["zip code"],
             )
         if self.user is None:
-            return _call("get_user_details", user_id=self.user_id)
+            return call_text("get_user_details", user_id=self.user_id)
         heard = self.facts.get("order id")
         if heard and heard not in self.orders:
-            return _call("get_order_details", order_id=heard)
+            return call_text("get_order_details", order_id=heard)
         unread = [o for o in self.user.get("orders", []) if o not in self.orders]
-        return _call("get_order_details", order_id=unread[0] if unread else heard or "")
+        return call_text("get_order_details", order_id=unread[0] if unread else heard or "")
 
     def target(self) -> dict[str, Any]:
         """The order a write acts on: the first read order holding an item the request names, else the
@@ -224,13 +216,13 @@ class Reading:
         order = self.target()
         order_id = str(order.get("order_id", self.facts.get("order id", "")))
         if tool == "cancel_pending_order":
-            return _call(tool, order_id=order_id, reason=reason)
+            return call_text(tool, order_id=order_id, reason=reason)
         if tool == "transfer_to_human_agents":
-            return _call(tool, summary=f"The user asks: {self.request}")
+            return call_text(tool, summary=f"The user asks: {self.request}")
         if tool == "modify_pending_order_payment":
-            return _call(tool, order_id=order_id, payment_method_id=self.payment_method(pay))
+            return call_text(tool, order_id=order_id, payment_method_id=self.payment_method(pay))
         chosen = [i for i in order.get("items", []) if items == "all" or _named(i, self.request)]
-        return _call(
+        return call_text(
             tool,
             order_id=order_id,
             item_ids=[i["item_id"] for i in chosen],
@@ -268,10 +260,6 @@ class Reading:
 
 def _named(item: Mapping[str, Any], request: str) -> bool:
     return str(item.get("name", "")).lower() in request.lower()
-
-
-def _call(name: str, **arguments: Any) -> str:
-    return ToolCall(name, arguments).format()
 
 
 def render(reading: Reading, choice: Mapping[str, int]) -> str:
@@ -356,9 +344,6 @@ class MenuPolicy:
 
 
 # ---------------------------------------------------------------------- behaviour cloning
-def _same_call(a: str, b: str) -> bool:
-    calls_a, calls_b = parse_tool_calls(a).calls, parse_tool_calls(b).calls
-    return len(calls_a) == len(calls_b) == 1 and calls_a[0].to_dict() == calls_b[0].to_dict()
 
 
 def _write_choices(reading: Reading, action: str) -> dict[str, int] | None:
@@ -371,7 +356,7 @@ def _write_choices(reading: Reading, action: str) -> dict[str, int] | None:
         for combo in np.ndindex(*(len(o) for o in options)) if options else [()]:
             choice = {"act": ACTS.index("write"), "write": w}
             choice.update(zip(needed_heads("write", tool)[1:], (int(c) for c in combo), strict=True))
-            if _same_call(render(reading, choice), action):
+            if same_call(render(reading, choice), action):
                 return choice
     return None
 
@@ -383,7 +368,7 @@ def label(reading: Reading, action: str, next_write: dict[str, int] | None) -> d
 
     if parse_tool_calls(action).calls:
         lookup = {"act": ACTS.index("lookup")}
-        return lookup if _same_call(reading.lookup(), action) else _write_choices(reading, action)
+        return lookup if same_call(reading.lookup(), action) else _write_choices(reading, action)
     low = action.lower()
     if STOP in action:
         act = "stop"

@@ -27,7 +27,6 @@ turns the env's oracle episodes into the menu's decisions for a behaviour-clonin
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -36,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.menu_grpo import Demonstrator
+from papergym.baselines.menu_grpo import Demonstrator, call_text, same_call, tool_result
 from papergym.baselines.softmax_grpo import Decision, SoftmaxHeads
 from papergym.core.tool_calls import ToolCall, parse_tool_calls
 from papergym.envs.service.telecom.templates import TRANSFER_MESSAGE
@@ -134,17 +133,6 @@ def masked(text: str) -> str:
     return _NUMBER.sub("#", text)
 
 
-def _result(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _call(name: str, **arguments: Any) -> str:
-    return ToolCall(name, arguments).format()
-
-
 @dataclass
 class TelecomReading:
     """What the policy knows, re-read from the whole conversation each turn (a chat observation)."""
@@ -191,7 +179,7 @@ class TelecomReading:
         self.failed = text.startswith("Error")
         if self.failed:
             return
-        result = _result(text)
+        result = tool_result(text)
         if name == "get_customer_by_phone" and isinstance(result, dict):
             self.customer = result
         elif name == "get_details_by_id" and isinstance(result, dict):
@@ -261,16 +249,16 @@ class TelecomReading:
         customer_id = str((self.customer or {}).get("customer_id", ""))
         line = self.line()
         if what == "usage":
-            return _call("get_data_usage", customer_id=customer_id, line_id=str(line.get("line_id", "")))
+            return call_text("get_data_usage", customer_id=customer_id, line_id=str(line.get("line_id", "")))
         if what == "plan":
-            return _call("get_details_by_id", id=str(line.get("plan_id", "")))
+            return call_text("get_details_by_id", id=str(line.get("plan_id", "")))
         if what == "bills":
-            return _call("get_bills_for_customer", customer_id=customer_id)
+            return call_text("get_bills_for_customer", customer_id=customer_id)
         if self.customer is None:
-            return _call("get_customer_by_phone", phone_number=self.phone)
+            return call_text("get_customer_by_phone", phone_number=self.phone)
         line_ids = [str(i) for i in self.customer.get("line_ids", [])]
         unread = [i for i in line_ids if i not in self.lines]
-        return _call("get_details_by_id", id=(unread or line_ids or [""])[0])
+        return call_text("get_details_by_id", id=(unread or line_ids or [""])[0])
 
     def write_call(self, tool: str) -> str:
         ids = {
@@ -279,14 +267,14 @@ class TelecomReading:
         }
         if tool == "send_payment_request":
             bill_id = str(self.overdue_bill().get("bill_id", ""))
-            return _call(tool, customer_id=ids["customer_id"], bill_id=bill_id)
+            return call_text(tool, customer_id=ids["customer_id"], bill_id=bill_id)
         if tool == "refuel_data":
-            return _call(tool, **ids, gb_amount=self.offered_gb)
+            return call_text(tool, **ids, gb_amount=self.offered_gb)
         if tool == "transfer_to_human_agents":
             lock = _LOCK.search(self.last_event)
             what = f"is locked with a {lock.group(1).upper()} code" if lock else "cannot be fixed here"
-            return _call(tool, summary=f"The customer's phone {what}; it needs a human agent.")
-        return _call(tool, **ids)
+            return call_text(tool, summary=f"The customer's phone {what}; it needs a human agent.")
+        return call_text(tool, **ids)
 
     def confirmation(self, tool: str) -> str:
         """The yes/no question before ``tool``."""
@@ -358,9 +346,6 @@ class TelecomMenu:
 
 
 # ---------------------------------------------------------------------- behaviour cloning
-def _same_call(a: str, b: str) -> bool:
-    calls_a, calls_b = parse_tool_calls(a).calls, parse_tool_calls(b).calls
-    return len(calls_a) == len(calls_b) == 1 and calls_a[0].to_dict() == calls_b[0].to_dict()
 
 
 def _write_of(reading: TelecomReading, action: str) -> int | None:
@@ -369,7 +354,7 @@ def _write_of(reading: TelecomReading, action: str) -> int | None:
     if call is None or call.name not in WRITES:
         return None
     w = WRITES.index(call.name)
-    same = call.name == "transfer_to_human_agents" or _same_call(reading.write_call(call.name), action)
+    same = call.name == "transfer_to_human_agents" or same_call(reading.write_call(call.name), action)
     return w if same else None
 
 
@@ -378,7 +363,7 @@ def label(reading: TelecomReading, action: str, next_write: int | None) -> dict[
     episode's next write call, for a confirmation question), or None where the menu cannot say it."""
     if parse_tool_calls(action).calls:
         for act in READS:
-            if _same_call(reading.read_call(act), action):
+            if same_call(reading.read_call(act), action):
                 return {"act": ACTS.index(act)}
         w = _write_of(reading, action)
         return None if w is None else {"act": ACTS.index("write"), "write": w}
