@@ -333,6 +333,9 @@ class InfluenceAdvantage:
         noise: ρ > 0 wraps the annotator in `NoisyAnnotator` (edges dropped and added at rate ρ; a
             robustness probe, papers/envs.md §4.4); 0 (default) uses it as is.
         noise_seed: the `NoisyAnnotator`'s seed.
+        shuffle: a control of ours (not IAPO's): the weights permuted across the trajectory's actions
+            (seeded from ``noise_seed`` and the trajectory, as `NoisyAnnotator`), then rescaled so
+            Σ L_i·w_i = L still holds: the same spread of weights, assigned without regard to influence.
 
     >>> from papergym.core.trajectory import Step, Trajectory
     >>> prov = [{"sources": []}, {"sources": [{"kind": "tool", "step": 0}]}, {"sources": []}]
@@ -349,6 +352,7 @@ class InfluenceAdvantage:
         clip: float = CLIP,
         noise: float = 0.0,
         noise_seed: int = 0,
+        shuffle: bool = False,
     ) -> None:
         if beta_pos < 0 or clip <= 0:
             raise ValueError(f"beta_pos must be >= 0 and clip > 0, got {beta_pos}, {clip}")
@@ -361,12 +365,18 @@ class InfluenceAdvantage:
         self.annotator: InfluenceAnnotator = annotator
         self.beta_pos = float(beta_pos)
         self.clip = float(clip)
+        self.shuffle, self.noise_seed = bool(shuffle), int(noise_seed)
 
     def weights(self, traj: Trajectory, advantage: float, action_lengths: Sequence[int]) -> list[float]:
         """w_i for each action (zeros when ``advantage`` is 0)."""
-        return iapo_weights(
+        weights = iapo_weights(
             self.annotator(traj), advantage, action_lengths, beta_pos=self.beta_pos, clip=self.clip
         )
+        if not self.shuffle or advantage == 0:
+            return weights
+        random.Random(f"shuffle:{self.noise_seed}:{traj.task_id}:{traj.seed}:{len(weights)}").shuffle(weights)
+        mass = sum(w * n for w, n in zip(weights, action_lengths, strict=True))
+        return [w * sum(action_lengths) / mass for w in weights]
 
     def __call__(
         self,

@@ -16,7 +16,9 @@ Warm start: behaviour cloning on ``menu_demos`` episodes of the env's oracle (th
 seed). Arms, the same GRPO budget, tasks and seeds, differing only in `MECHANISM` (checked by
 `check_arms`): ``grpo`` (flat credit: one advantage per episode), ``iapo`` (`InfluenceAdvantage`, the rule
 annotator reading the env's provenance, β₊ = 0.05, c = 0.25, one weight per turn: every turn is one
-action) and ``iapo_noisy`` (the same with ``noise = ρ``). Measured: held-out success on ``eval_tasks`` test
+action), ``iapo_noisy`` (the same with ``noise = ρ``) and ``iapo_shuffled`` (a control of ours: IAPO's
+weights permuted across each episode's turns, `InfluenceAdvantage`'s ``shuffle``: the same spread of
+weights without the graph's assignment to turns). Measured: held-out success on ``eval_tasks`` test
 tasks × ``menu_eval_samples`` sampled episodes, the function-call success rate (tool calls executed without
 an error / tool calls), and training success averaged over the steps (how fast each arm learns), paired by
 seed against ``grpo``.
@@ -40,10 +42,15 @@ from papergym.reproduce.driver import publish, train_arms
 if TYPE_CHECKING:
     from papergym.reproduce.iapo import Args
 
-ARMS = ("grpo", "iapo", "iapo_noisy")
+ARMS = ("grpo", "iapo", "iapo_noisy", "iapo_shuffled")
 REFERENCE = "grpo"
-MECHANISM = {"iapo": ("advantage_hook",), "iapo_noisy": ("advantage_hook", "advantage_hook_kw")}
-"""Against flat-credit GRPO: IAPO adds the influence hook; the noisy arm also sets the hook's noise rate."""
+MECHANISM = {
+    "iapo": ("advantage_hook",),
+    "iapo_noisy": ("advantage_hook", "advantage_hook_kw"),
+    "iapo_shuffled": ("advantage_hook", "advantage_hook_kw"),
+}
+"""Against flat-credit GRPO: IAPO adds the influence hook; the noisy arm also sets the hook's noise rate, the
+shuffled control its ``shuffle``."""
 EVAL_SEED = 3 * 10**6
 """The first held-out task seed (test split), as the LM path's."""
 PAPER: dict[str, dict[str, float]] = {
@@ -98,6 +105,7 @@ def arm_configs(args: Args, seed: int) -> dict[str, menu_grpo.Args]:
         "grpo": config,
         "iapo": iapo,
         "iapo_noisy": dataclasses.replace(iapo, advantage_hook_kw=[f"noise={args.noise}"]),
+        "iapo_shuffled": dataclasses.replace(iapo, advantage_hook_kw=["shuffle=true"]),
     }
 
 
@@ -255,6 +263,7 @@ def section(summary: dict[str, Any]) -> str:
     domain = run.get("domain", "retail")  # runs before telecom had a menu were retail
     gain = 100 * (paper["iapo"] - paper["grpo"])
     optimizer = run.get("menu_optimizer", "adam")
+    arms = [arm for arm in ARMS if arm in summary["success"]]  # runs before the shuffled control lack it
     flags = "" if optimizer == "adam" else f" --menu-optimizer {optimizer} --menu-lr {run['menu_lr']:g}"
     rows = [
         {
@@ -267,7 +276,7 @@ def section(summary: dict[str, Any]) -> str:
             "function-call success": _fmt(summary["function_calls"][arm]),
             f"paper ({domain}, 8B)": f"{100 * paper[arm]:.2f}" if arm in paper else "—",
         }
-        for arm in ("base", *ARMS)
+        for arm in ("base", *arms)
     ]
     table = report.markdown_table(rows, list(rows[0]))
     claims = report.markdown_table(
@@ -275,10 +284,14 @@ def section(summary: dict[str, Any]) -> str:
             {
                 "claim": f"{arm} − grpo, {what}",
                 "ours": _fmt(gaps[arm][key]),
-                "paper": f"{gain:+.2f} ({domain} pass^1)" if arm == "iapo" else "— (no number)",
+                "paper": f"{gain:+.2f} ({domain} pass^1)"
+                if arm == "iapo"
+                else "— (a control of ours)"
+                if arm == "iapo_shuffled"
+                else "— (no number)",
                 "direction": f"**{gaps[arm][direction]}**",
             }
-            for arm in ARMS[1:]
+            for arm in arms[1:]
             for what, key, direction in (
                 ("held-out success", "final", "direction"),
                 ("training success", "training", "training_direction"),
@@ -291,8 +304,14 @@ def section(summary: dict[str, Any]) -> str:
         f"tasks, scripted user). Policy: the learned menu policy (`papergym.baselines.{domain}_menu`, not a "
         f"language model), behaviour-cloned on {run['menu_demos']} oracle episodes "
         f"({run['menu_demo_steps']} steps); arms: flat-credit GRPO, IAPO's influence credit (rule annotator "
-        "from the env's provenance, β₊ = 0.05, c = 0.25, one weight per turn) and the same with a noisy "
-        f"annotator (ρ = {run['noise']}). Budget: {run['seeds']} seeds × {run['menu_steps']} steps × "
+        "from the env's provenance, β₊ = 0.05, c = 0.25, one weight per turn), the same with a noisy "
+        f"annotator (ρ = {run['noise']})"
+        + (
+            " and a control of ours, IAPO's weights shuffled across each episode's turns"
+            if "iapo_shuffled" in arms
+            else ""
+        )
+        + ". Budget: {run['seeds']} seeds × {run['menu_steps']} steps × "
         f"{run['menu_tasks_per_step']} tasks × {run['menu_group_size']} rollouts, "
         f"{optimizer} at lr {run['menu_lr']:g}; "
         f"held-out {run['eval_tasks']} test tasks × {run['menu_eval_samples']} sampled episodes (95% "
@@ -304,8 +323,14 @@ def section(summary: dict[str, Any]) -> str:
         f"{domain} 8B: {100 * paper['grpo']:.2f} → {100 * paper['iapo']:.2f}); "
         f"on training success averaged over the steps {_fmt(iapo['training'])}: "
         f"**{iapo['training_direction']}**. With the noisy annotator: held out "
-        f"{_fmt(gaps['iapo_noisy']['final'])} (**{gaps['iapo_noisy']['direction']}**). Flat GRPO over the "
-        f"base: {_fmt(summary['over_base']['grpo'])}."
+        f"{_fmt(gaps['iapo_noisy']['final'])} (**{gaps['iapo_noisy']['direction']}**)"
+        + (
+            f"; with the weights shuffled across turns: {_fmt(gaps['iapo_shuffled']['final'])} "
+            f"(**{gaps['iapo_shuffled']['direction']}**)"
+            if "iapo_shuffled" in arms
+            else ""
+        )
+        + f". Flat GRPO over the base: {_fmt(summary['over_base']['grpo'])}."
     )
     return "\n\n".join(
         [

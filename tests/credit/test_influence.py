@@ -228,3 +228,21 @@ def test_influence_advantage_noise_wraps_the_annotator_in_a_noisy_one():
     by_name = resolve("influence", ADVANTAGE_HOOKS, noise=0.2)
     assert isinstance(by_name.annotator, NoisyAnnotator)
     assert isinstance(by_name.annotator.base, ProvenanceAnnotator)
+
+
+@pytest.mark.parametrize("advantage", [1.0, -0.5])
+def test_shuffled_weights_keep_their_spread_and_mass_but_not_their_turns(advantage):
+    from papergym.credit import ADVANTAGE_HOOKS, resolve
+
+    pairs = [(i, j) for j in range(12) for i in range(j)]
+    base = _Fixed(InfluenceAnnotation(12, errors=[i % 4 == 0 for i in range(12)], support=pairs[::3]))
+    traj, lengths = _traj(12), [3] * 12
+    clean = InfluenceAdvantage(annotator=base).weights(traj, advantage, lengths)
+    shuffled = InfluenceAdvantage(annotator=base, shuffle=True).weights(traj, advantage, lengths)
+    assert sorted(shuffled) == pytest.approx(sorted(clean)) and shuffled != pytest.approx(clean)
+    assert shuffled == InfluenceAdvantage(annotator=base, shuffle=True).weights(traj, advantage, lengths)
+    uneven = [1, 5] * 6
+    mass = InfluenceAdvantage(annotator=base, shuffle=True).weights(traj, advantage, uneven)
+    assert sum(w * n for w, n in zip(mass, uneven, strict=True)) == pytest.approx(sum(uneven))
+    assert InfluenceAdvantage(annotator=base, shuffle=True).weights(traj, 0.0, lengths) == [0.0] * 12
+    assert resolve("influence", ADVANTAGE_HOOKS, shuffle=True).shuffle

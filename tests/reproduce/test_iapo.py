@@ -161,6 +161,7 @@ def test_menu_arms_differ_only_in_the_advantage_hook(tmp_path: Path, domain: str
     driver.check_arms(configs, iapo_menu.REFERENCE, iapo_menu.MECHANISM)
     assert configs["grpo"].advantage_hook is None and configs["iapo"].advantage_hook == "influence"
     assert configs["iapo_noisy"].advantage_hook_kw == ["noise=0.3"] and not configs["iapo"].advantage_hook_kw
+    assert configs["iapo_shuffled"].advantage_hook_kw == ["shuffle=true"]
     assert {f"domain={domain}", "obs_mode=chat", "format_penalty=0"} <= set(configs["grpo"].env_kw)
     assert {c.menu for c in configs.values()} == {domain}
     for change in ({"lr": 0.3}, {"demos": 3}, {"group_size": 16}):
@@ -193,6 +194,7 @@ def test_menu_smoke_run_writes_its_own_section(tmp_path: Path) -> None:
     assert set(summary["success"]) == {"base", *iapo_menu.ARMS} and set(summary["gaps"]) == {
         "iapo",
         "iapo_noisy",
+        "iapo_shuffled",
     }
     assert (out / "training_success.png").stat().st_size > 0
     text = readme.read_text()
@@ -200,6 +202,7 @@ def test_menu_smoke_run_writes_its_own_section(tmp_path: Path) -> None:
         "<!-- reproduce:iapo-menu-telecom:begin -->" in text and "| iapo − grpo, held-out success |" in text
     )
     assert "| paper (telecom, 8B) |" in text and "+18.19 (telecom pass^1)" in text
+    assert "| iapo_shuffled − grpo, held-out success |" in text
     with pytest.raises(SystemExit, match="written by its run"):
         cli(["reproduce", "iapo", "--render", str(out / "results.json")])
     with pytest.raises(ValueError, match="takes no --model"):
