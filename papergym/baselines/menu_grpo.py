@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -109,6 +109,24 @@ def same_call(a: str, b: str) -> bool:
     """Whether two actions are each one call, the same tool with the same arguments."""
     calls_a, calls_b = parse_tool_calls(a).calls, parse_tool_calls(b).calls
     return len(calls_a) == len(calls_b) == 1 and calls_a[0].to_dict() == calls_b[0].to_dict()
+
+
+def conversation(messages: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, str, str]]:
+    """The user, agent and tool messages as ``(role, text, tool)``: for an agent message the tool it calls
+    ('' for a message to the user), for a tool message the tool whose result it is (a result no call asked
+    for is left out), '' for a user message."""
+    pending: str | None = None  # the tool the last agent turn called, until its result
+    for message in messages:
+        role, text = message.get("role"), str(message.get("content", ""))
+        if role == "user":
+            yield role, text, ""
+        elif role == "assistant":
+            calls = parse_tool_calls(text).calls
+            pending = calls[0].name if calls else None
+            yield role, text, pending or ""
+        elif role == "tool" and pending is not None:
+            yield role, text, pending
+            pending = None
 
 
 def messages_of(observation: Any) -> Sequence[Mapping[str, Any]]:

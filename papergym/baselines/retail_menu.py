@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.menu_grpo import Demonstrator, call_text, same_call, tool_result
+from papergym.baselines.menu_grpo import Demonstrator, call_text, conversation, same_call, tool_result
 from papergym.baselines.softmax_grpo import Decision, SoftmaxHeads
 from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.service.user import STOP
@@ -142,9 +142,7 @@ class Reading:
     @classmethod
     def of(cls, messages: Sequence[Mapping[str, Any]]) -> Reading:
         reading = cls()
-        pending: str | None = None  # the tool the last agent turn called, until its result
-        for message in messages:
-            role, text = message.get("role"), str(message.get("content", ""))
+        for role, text, tool in conversation(messages):
             if role == "user":
                 if not reading.request:
                     reading.request = text
@@ -154,11 +152,8 @@ class Reading:
                 reading.confirmed = "(yes/no)" in reading.last_agent and bool(_AGREE.search(text))
             elif role == "assistant":
                 reading.last_agent = text
-                calls = parse_tool_calls(text).calls
-                pending = calls[0].name if calls else None
-            elif role == "tool" and pending is not None:
-                reading._take(pending, text)
-                pending = None
+            else:
+                reading._take(tool, text)
         return reading
 
     def _take(self, name: str, text: str) -> None:

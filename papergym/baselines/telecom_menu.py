@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from papergym.baselines.menu_grpo import Demonstrator, call_text, same_call, tool_result
+from papergym.baselines.menu_grpo import Demonstrator, call_text, conversation, same_call, tool_result
 from papergym.baselines.softmax_grpo import Decision, SoftmaxHeads
-from papergym.core.tool_calls import ToolCall, parse_tool_calls
+from papergym.core.tool_calls import parse_tool_calls
 from papergym.envs.service.telecom.templates import TRANSFER_MESSAGE
 from papergym.envs.service.telecom.user import device_requests
 
@@ -154,9 +154,7 @@ class TelecomReading:
     @classmethod
     def of(cls, messages: Sequence[Mapping[str, Any]]) -> TelecomReading:
         reading = cls()
-        pending: ToolCall | None = None  # the call the last agent turn made, until its result
-        for message in messages:
-            role, text = message.get("role"), str(message.get("content", ""))
+        for role, text, tool in conversation(messages):
             if role == "user":
                 reading.opening = reading.opening or text
                 heard = _PHONE.search(text)
@@ -165,14 +163,11 @@ class TelecomReading:
                 reading.last_event = masked(text)
             elif role == "assistant":
                 reading.last_agent = text
-                calls = parse_tool_calls(text).calls
-                pending = calls[0] if calls else None
-                said = _said(text) if not calls else ()
+                said = _said(text) if not tool else ()
                 reading.instructed.update(i for i, r in enumerate(_REQUESTS) if said and r == said)
-            elif role == "tool" and pending is not None:
-                reading._take(pending.name, text)
-                reading.last_event = f"{pending.name}:{'error' if reading.failed else 'ok'}"
-                pending = None
+            else:
+                reading._take(tool, text)
+                reading.last_event = f"{tool}:{'error' if reading.failed else 'ok'}"
         return reading
 
     def _take(self, name: str, text: str) -> None:
