@@ -3,7 +3,7 @@ non-LM service agent.
 
 Why a non-LM policy (DESIGN.md §Reproductions allows one where an LM cannot learn the task on a CPU): the
 SFT-warmed tiny LM never makes a successful tool call (the LM path's section), so neither arm's reward
-ever varies. `papergym.baselines.service_menu_grpo.MenuAgent` forms well-formed calls by construction, with
+ever varies. `papergym.baselines.retail_menu.MenuPolicy` forms well-formed calls by construction, with
 slot values as heard on the channel, and learns what to do: which question to ask, which lookup or write to
 make, what to tell the user. It starts from a behaviour-cloning warm start on ``menu_demos``
 `HearingOracle` episodes (the oracle's procedure with values as heard; the same warm start for both arms),
