@@ -163,8 +163,9 @@ class TelecomReading:
                 reading.last_event = masked(text)
             elif role == "assistant":
                 reading.last_agent = text
-                said = _said(text) if not tool else ()
-                reading.instructed.update(i for i, r in enumerate(_REQUESTS) if said and r == said)
+                instruction = None if tool else instruction_of(text)
+                if instruction is not None:
+                    reading.instructed.add(instruction)
             else:
                 reading._take(tool, text)
                 reading.last_event = f"{tool}:{'error' if reading.failed else 'ok'}"
@@ -292,6 +293,16 @@ def _said(text: str) -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(device_requests(text, ()))
 
 
+def instruction_of(text: str) -> int | None:
+    """The `INSTRUCTIONS` index asking the same phone actions as ``text`` (None: no instruction does).
+
+    >>> INSTRUCTIONS[instruction_of("Please also check your network status.")]
+    'Please check your network status.'
+    """
+    said = _said(text)
+    return _REQUESTS.index(said) if said and said in _REQUESTS else None
+
+
 def render(reading: TelecomReading, choice: Mapping[str, int]) -> str:
     """The action a set of choices (``head -> index``; heads the act does not use may be left out) says."""
     act = ACTS[choice["act"]]
@@ -364,10 +375,9 @@ def label(reading: TelecomReading, action: str, next_write: int | None) -> dict[
         return None if w is None else {"act": ACTS.index("write"), "write": w}
     if "(yes/no)" in action:
         return None if next_write is None else {"act": ACTS.index("confirm"), "write": next_write}
-    requested = _said(action)
-    if requested:
-        known = requested in _REQUESTS
-        return {"act": ACTS.index("instruct"), "instruct": _REQUESTS.index(requested)} if known else None
+    if _said(action):  # phone actions: one of the menu's instructions, or none it can say
+        instruction = instruction_of(action)
+        return None if instruction is None else {"act": ACTS.index("instruct"), "instruct": instruction}
     if "phone number" in action and "?" in action:
         return {"act": ACTS.index("ask_phone")}
     return None if "?" in action else {"act": ACTS.index("close")}

@@ -11,7 +11,8 @@ from papergym.baselines import menu_grpo
 
 @dataclass
 class MenuRunArgs:
-    """The ``menu_*`` fields of a driver whose ``--policy menu`` trains `papergym.baselines.retail_menu`."""
+    """The ``menu_*`` fields of a driver whose ``--policy menu`` trains a menu of
+    `papergym.baselines.menu_grpo` (speechgym: retail; iapo: the run's domain)."""
 
     menu_steps: int = 60
     """GRPO steps per arm of the menu policy."""
@@ -20,11 +21,11 @@ class MenuRunArgs:
     menu_group_size: int = 8
     """Rollouts per task of the menu policy."""
     menu_lr: float = 0.1
-    """Adam step size on the menu's logits (inferred, as the other softmax policies')."""
+    """The step size on the menu's logits (inferred: Adam's, as the other softmax policies')."""
     menu_optimizer: str = "adam"
     """The menu GRPO's optimizer on its logits (``adam``; ``sgd``: plain gradient descent, which keeps a
     per-turn credit weight's magnitude where Adam normalises it away, `SoftmaxHeads`; it needs a larger
-    ``menu_lr``, e.g. 20)."""
+    ``menu_lr``: 1000 on telecom, where 20 learned nothing; benchmarks/README.md)."""
     menu_demos: int = 40
     """Demonstrations of the menu's behaviour-cloning warm start (inferred: a base that succeeds rarely on
     the simulated speech channel, ~4%; ~17% on the clean text channel)."""
